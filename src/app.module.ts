@@ -1,0 +1,46 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { LoggerModule } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
+import { ApplicationsModule } from './applications/applications.module';
+import { AuthModule } from './auth/auth.module';
+import { ProblemDetailsFilter } from './common/problem-details.filter';
+import { createValidationPipe } from './common/validation';
+import { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { CryptoModule } from './crypto/crypto.module';
+import { DatabaseRuntime } from './database/database';
+import { HealthModule } from './health/health.module';
+import { loggerOptions } from './logging';
+import { TenantsModule } from './tenants/tenants.module';
+
+export interface AppModuleOptions {
+  config: AppConfig;
+  database: DatabaseRuntime;
+  /** Where JSON logs go (stdout by default; tests capture them). */
+  logStream?: DestinationStream;
+}
+
+@Module({})
+export class AppModule {
+  static register({ config, database, logStream }: AppModuleOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot(loggerOptions(config, logStream)),
+        TypeOrmModule.forRoot(database.options),
+        CryptoModule,
+        AuthModule,
+        ApplicationsModule,
+        TenantsModule,
+        HealthModule,
+      ],
+      providers: [
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+        { provide: APP_FILTER, useClass: ProblemDetailsFilter },
+      ],
+    };
+  }
+}

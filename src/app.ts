@@ -1,0 +1,60 @@
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
+import { AppModule } from './app.module';
+import { AppConfig } from './config/app-config';
+import { DatabaseRuntime, openDatabase } from './database/database';
+import { serveOpenApi } from './openapi';
+
+export interface CreateAppOptions {
+  /** An already opened database (tests); otherwise opened from the config. */
+  database?: DatabaseRuntime;
+  /** Embedded PGlite in memory instead of under DATA_DIR (tools that need no persistence). */
+  inMemoryDatabase?: boolean;
+  logStream?: DestinationStream;
+  docs?: boolean;
+}
+
+export interface VaultApp {
+  app: NestExpressApplication;
+  close(): Promise<void>;
+}
+
+export const BODY_LIMIT = '1mb';
+
+/** Builds the whole application exactly as production runs it; main.ts only adds listen(). */
+export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<VaultApp> {
+  const database = options.database ?? (await openDatabase(config, { inMemory: options.inMemoryDatabase }));
+  let app: NestExpressApplication;
+  try {
+    app = await NestFactory.create<NestExpressApplication>(
+      AppModule.register({ config, database, logStream: options.logStream }),
+      { bufferLogs: true, bodyParser: false },
+    );
+  } catch (err) {
+    if (options.database === undefined) {
+      await database.close();
+    }
+    throw err;
+  }
+  app.useLogger(app.get(Logger));
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.useBodyParser('json', { limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] });
+  app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
+  app.useBodyParser('text', { limit: BODY_LIMIT, type: ['text/*'] });
+  if (options.docs !== false) {
+    serveOpenApi(app);
+  }
+  await app.init();
+  return {
+    app,
+    close: async () => {
+      await app.close();
+      if (options.database === undefined) {
+        await database.close();
+      }
+    },
+  };
+}

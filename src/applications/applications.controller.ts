@@ -1,0 +1,84 @@
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { API_KEY_SCHEME, CurrentPrincipal, RequirePermission } from '../auth/decorators';
+import { ALL_PERMISSIONS, PERMISSIONS } from '../auth/permissions';
+import { Principal } from '../auth/principal';
+import { Page } from '../common/pagination';
+import { UuidParam } from '../common/uuid-param';
+import { ApplicationsService } from './applications.service';
+import {
+  ApplicationDto,
+  ApplicationPageDto,
+  CreateApplicationDto,
+  ListApplicationsQueryDto,
+  PermissionDto,
+  UpdateApplicationDto,
+} from './dto/application.dto';
+
+@ApiTags('Applications')
+@Controller('applications')
+export class ApplicationsController {
+  constructor(private readonly applications: ApplicationsService) {}
+
+  @Post()
+  @RequirePermission('application:create')
+  @ApiCreatedResponse({ type: ApplicationDto, description: 'The created application with its key (shown once).' })
+  create(@CurrentPrincipal() p: Principal, @Body() dto: CreateApplicationDto): Promise<ApplicationDto> {
+    return this.applications.create(p, dto);
+  }
+
+  @Get()
+  @RequirePermission('application:read')
+  @ApiOkResponse({ type: ApplicationPageDto })
+  list(@CurrentPrincipal() p: Principal, @Query() query: ListApplicationsQueryDto): Promise<Page<ApplicationDto>> {
+    return this.applications.list(p, query);
+  }
+
+  @Get('key')
+  @ApiSecurity(API_KEY_SCHEME)
+  @ApiOkResponse({ type: ApplicationDto, description: 'The application the BT-API-KEY belongs to.' })
+  self(@CurrentPrincipal() p: Principal): Promise<ApplicationDto> {
+    return this.applications.get(p, p.applicationId);
+  }
+
+  @Get(':id')
+  @RequirePermission('application:read')
+  @ApiOkResponse({ type: ApplicationDto })
+  get(@CurrentPrincipal() p: Principal, @UuidParam() id: string): Promise<ApplicationDto> {
+    return this.applications.get(p, id);
+  }
+
+  @Put(':id')
+  @RequirePermission('application:update')
+  @ApiOkResponse({ type: ApplicationDto })
+  update(@CurrentPrincipal() p: Principal, @UuidParam() id: string, @Body() dto: UpdateApplicationDto): Promise<ApplicationDto> {
+    return this.applications.update(p, id, dto);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @RequirePermission('application:delete')
+  @ApiNoContentResponse()
+  delete(@CurrentPrincipal() p: Principal, @UuidParam() id: string): Promise<void> {
+    return this.applications.delete(p, id);
+  }
+
+  @Post(':id/regenerate')
+  @HttpCode(200)
+  @RequirePermission('application:update')
+  @ApiOkResponse({ type: ApplicationDto, description: 'The application with its new key; the old key stops working.' })
+  regenerate(@CurrentPrincipal() p: Principal, @UuidParam() id: string): Promise<ApplicationDto> {
+    return this.applications.regenerate(p, id);
+  }
+}
+
+@ApiTags('Applications')
+@Controller('permissions')
+export class PermissionsController {
+  @Get()
+  @ApiSecurity(API_KEY_SCHEME)
+  @ApiOkResponse({ type: [PermissionDto] })
+  list(): PermissionDto[] {
+    return ALL_PERMISSIONS.map((type) => ({ type, application_types: [...PERMISSIONS[type]] }));
+  }
+}

@@ -1,0 +1,207 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { EntityManager, In, Repository } from 'typeorm';
+import { AccessRule } from '../auth/access-rules';
+import { isPermission, Permission, permissionAllowedFor, TOKEN_PERMISSIONS } from '../auth/permissions';
+import { Principal } from '../auth/principal';
+import { ApiError, FieldErrors } from '../common/api-error';
+import { Page, pageOf, pageOffset } from '../common/pagination';
+import { generateApiKey, hashSecret } from '../crypto';
+import { normalizeContainer } from '../tokens/rules/containers';
+import { Application, ApplicationType } from './application.entity';
+import {
+  AccessRuleDto,
+  ApplicationDto,
+  CreateApplicationDto,
+  ListApplicationsQueryDto,
+  UpdateApplicationDto,
+} from './dto/application.dto';
+
+export interface NewApplication {
+  name: string;
+  type: ApplicationType;
+  permissions: Permission[];
+  rules?: AccessRule[];
+  /** A key chosen by the operator (bootstrap); generated when absent. */
+  key?: string;
+}
+
+@Injectable()
+export class ApplicationsService {
+  constructor(@InjectRepository(Application) private readonly applications: Repository<Application>) {}
+
+  /** Resolves an API key to its application; null when unknown (or regenerated). */
+  async authenticate(key: string): Promise<Principal | null> {
+    const app = await this.applications.findOne({ where: { keyHash: hashSecret(key) } });
+    if (app === null) {
+      return null;
+    }
+    const granted = new Set<Permission>(app.permissions.filter(isPermission));
+    for (const rule of app.rules) {
+      rule.permissions.filter(isPermission).forEach((p) => granted.add(p));
+    }
+    return {
+      tenantId: app.tenantId,
+      applicationId: app.id,
+      applicationType: app.type,
+      permissions: granted,
+      rules: app.rules,
+    };
+  }
+
+  /** Used by tenant creation (inside its transaction) and by the API. */
+  async insert(
+    manager: EntityManager,
+    tenantId: string,
+    input: NewApplication,
+    createdBy: string | null,
+  ): Promise<{ application: Application; key: string }> {
+    const key = input.key ?? generateApiKey();
+    const application = manager.create(Application, {
+      tenantId,
+      id: randomUUID(),
+      name: input.name,
+      type: input.type,
+      permissions: input.permissions,
+      rules: input.rules ?? [],
+      keyHash: hashSecret(key),
+      createdBy,
+      modifiedBy: null,
+      modifiedAt: null,
+    });
+    await manager.insert(Application, application);
+    return { application: await manager.findOneByOrFail(Application, { tenantId, id: application.id }), key };
+  }
+
+  async create(principal: Principal, dto: CreateApplicationDto): Promise<ApplicationDto> {
+    const { permissions, rules } = checkGrants(dto.type, dto.permissions ?? [], dto.rules ?? []);
+    const { application, key } = await this.insert(
+      this.applications.manager,
+      principal.tenantId,
+      { name: dto.name, type: dto.type, permissions, rules },
+      principal.applicationId,
+    );
+    return { ...toDto(application), key };
+  }
+
+  async list(principal: Principal, query: ListApplicationsQueryDto): Promise<Page<ApplicationDto>> {
+    const where = {
+      tenantId: principal.tenantId,
+      ...(query.id !== undefined ? { id: In(query.id) } : {}),
+      ...(query.type !== undefined ? { type: In(query.type) } : {}),
+    };
+    const [rows, total] = await this.applications.findAndCount({
+      where,
+      order: { createdAt: 'DESC', id: 'ASC' },
+      skip: pageOffset(query),
+      take: query.size,
+    });
+    return pageOf(rows.map(toDto), total, query);
+  }
+
+  async get(principal: Principal, id: string): Promise<ApplicationDto> {
+    return toDto(await this.find(principal.tenantId, id));
+  }
+
+  async update(principal: Principal, id: string, dto: UpdateApplicationDto): Promise<ApplicationDto> {
+    const application = await this.find(principal.tenantId, id);
+    const { permissions, rules } = checkGrants(application.type, dto.permissions ?? [], dto.rules ?? []);
+    await this.applications.update(
+      { tenantId: principal.tenantId, id },
+      { name: dto.name, permissions, rules, modifiedBy: principal.applicationId, modifiedAt: new Date() },
+    );
+    return this.get(principal, id);
+  }
+
+  async delete(principal: Principal, id: string): Promise<void> {
+    const result = await this.applications.delete({ tenantId: principal.tenantId, id });
+    if (result.affected === 0) {
+      throw ApiError.notFound('Application');
+    }
+  }
+
+  /** Issues a new key; the old one stops working with this commit (keys are never cached). */
+  async regenerate(principal: Principal, id: string): Promise<ApplicationDto> {
+    await this.find(principal.tenantId, id);
+    const key = generateApiKey();
+    await this.applications.update(
+      { tenantId: principal.tenantId, id },
+      { keyHash: hashSecret(key), modifiedBy: principal.applicationId, modifiedAt: new Date() },
+    );
+    return { ...(await this.get(principal, id)), key };
+  }
+
+  /** Applications referenced by reactors and proxies must be public or private ones of the same tenant. */
+  async findForTenant(tenantId: string, id: string): Promise<Application | null> {
+    return this.applications.findOne({ where: { tenantId, id } });
+  }
+
+  private async find(tenantId: string, id: string): Promise<Application> {
+    const application = await this.applications.findOne({ where: { tenantId, id } });
+    if (application === null) {
+      throw ApiError.notFound('Application');
+    }
+    return application;
+  }
+}
+
+/** The permissions (and the rules' permissions) must exist and be allowed for the application type. */
+function checkGrants(
+  type: ApplicationType,
+  permissions: string[],
+  rules: AccessRuleDto[],
+): { permissions: Permission[]; rules: AccessRule[] } {
+  const errors: FieldErrors = {};
+  const add = (path: string, message: string): void => {
+    (errors[path] ??= []).push(message);
+  };
+  const checkList = (list: string[], path: string, tokenOnly: boolean): Permission[] => {
+    list.forEach((p, i) => {
+      if (!isPermission(p)) {
+        add(`${path}[${i}]`, `unknown permission`);
+      } else if (!permissionAllowedFor(p, type)) {
+        add(`${path}[${i}]`, `${p} cannot be granted to a ${type} application`);
+      } else if (tokenOnly && !TOKEN_PERMISSIONS.includes(p)) {
+        add(`${path}[${i}]`, `access rules grant token permissions only`);
+      }
+    });
+    return [...new Set(list.filter(isPermission))];
+  };
+  const checkedPermissions = checkList(permissions, 'permissions', false);
+  const checkedRules = rules.map((rule, i): AccessRule => {
+    const container = normalizeContainer(rule.container);
+    if (container === null) {
+      add(`rules[${i}].container`, 'must be a container path such as /pci/high/');
+    }
+    if (rule.permissions.length === 0) {
+      add(`rules[${i}].permissions`, 'must grant at least one permission');
+    }
+    return {
+      description: rule.description ?? null,
+      priority: rule.priority,
+      container: container ?? rule.container,
+      transform: rule.transform,
+      permissions: checkList(rule.permissions, `rules[${i}].permissions`, true),
+    };
+  });
+  if (Object.keys(errors).length > 0) {
+    throw ApiError.validation(errors);
+  }
+  return { permissions: checkedPermissions, rules: checkedRules.sort((a, b) => a.priority - b.priority) };
+}
+
+export function toDto(app: Application): ApplicationDto {
+  return {
+    id: app.id,
+    tenant_id: app.tenantId,
+    name: app.name,
+    type: app.type,
+    permissions: app.permissions,
+    rules: app.rules,
+    created_by: app.createdBy,
+    created_at: app.createdAt.toISOString(),
+    modified_by: app.modifiedBy,
+    modified_at: app.modifiedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,73 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { KEY_BYTES } from './random';
+
+const FORMAT_V1 = 0x01;
+const HEADER_BYTES = 5; // format byte + uint32 key version
+const NONCE_BYTES = 12;
+const TAG_BYTES = 16;
+const MIN_BLOB_BYTES = HEADER_BYTES + NONCE_BYTES + TAG_BYTES;
+const MAX_KEY_VERSION = 0xffffffff;
+
+/** Deliberately detail-free: which check failed would help an attacker and nobody else. */
+export class DecryptError extends Error {
+  constructor() {
+    super('ciphertext could not be decrypted');
+    this.name = 'DecryptError';
+  }
+}
+
+/**
+ * Encrypt token data with AES-256-GCM and a fresh 96-bit nonce. `aad` binds the blob to its row (tenant id +
+ * token id); the header is authenticated too, so the stored key version cannot be edited.
+ * Layout: [format 1][key version uint32 BE][nonce 12][tag 16][ciphertext].
+ */
+export function seal(dataKey: Buffer, keyVersion: number, plaintext: Buffer, aad: string): Buffer {
+  if (dataKey.length !== KEY_BYTES) {
+    throw new RangeError(`seal: data key must be ${KEY_BYTES} bytes`);
+  }
+  if (!Number.isInteger(keyVersion) || keyVersion < 0 || keyVersion > MAX_KEY_VERSION) {
+    throw new RangeError('seal: key version must be an integer in 0..2^32-1');
+  }
+  if (aad.length === 0) {
+    throw new RangeError('seal: aad is required');
+  }
+  const header = Buffer.alloc(HEADER_BYTES);
+  header.writeUInt8(FORMAT_V1, 0);
+  header.writeUInt32BE(keyVersion, 1);
+  const nonce = randomBytes(NONCE_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', dataKey, nonce, { authTagLength: TAG_BYTES });
+  cipher.setAAD(additionalData(header, aad));
+  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return Buffer.concat([header, nonce, cipher.getAuthTag(), ciphertext]);
+}
+
+/** The key version a blob was sealed with, read without decrypting so the caller can pick the key. */
+export function sealedKeyVersion(blob: Buffer): number {
+  assertShape(blob);
+  return blob.readUInt32BE(1);
+}
+
+/** Throws DecryptError on any failure: wrong key, wrong AAD, tampering, truncation, unknown format. */
+export function open(dataKey: Buffer, blob: Buffer, aad: string): Buffer {
+  assertShape(blob);
+  try {
+    const nonce = blob.subarray(HEADER_BYTES, HEADER_BYTES + NONCE_BYTES);
+    const tag = blob.subarray(HEADER_BYTES + NONCE_BYTES, MIN_BLOB_BYTES);
+    const decipher = createDecipheriv('aes-256-gcm', dataKey, nonce, { authTagLength: TAG_BYTES });
+    decipher.setAAD(additionalData(blob.subarray(0, HEADER_BYTES), aad));
+    decipher.setAuthTag(tag);
+    return Buffer.concat([decipher.update(blob.subarray(MIN_BLOB_BYTES)), decipher.final()]);
+  } catch {
+    throw new DecryptError();
+  }
+}
+
+function assertShape(blob: Buffer): void {
+  if (blob.length < MIN_BLOB_BYTES || blob[0] !== FORMAT_V1) {
+    throw new DecryptError();
+  }
+}
+
+function additionalData(header: Buffer, aad: string): Buffer {
+  return Buffer.concat([header, Buffer.from(aad, 'utf8')]);
+}

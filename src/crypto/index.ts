@@ -1,0 +1,5 @@
+export * from './envelope';
+export * from './keyed-hash';
+export * from './keyring';
+export * from './master-keys';
+export * from './random';

@@ -1,0 +1,47 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import bs58 from 'bs58';
+
+/** Every symmetric key in the vault (master, data, HMAC) is 256 bits. */
+export const KEY_BYTES = 32;
+
+const API_KEY_PREFIX = 'key_';
+const API_KEY_BYTES = 32;
+const PROXY_KEY_BYTES = 24;
+const HEX = /^(?:[0-9a-fA-F]{2})+$/;
+
+/** 32 random bytes from the OS CSPRNG. */
+export function randomKey(): Buffer {
+  return randomBytes(KEY_BYTES);
+}
+
+/** API keys: 'key_' + base58 of 32 random bytes (always 44 chars after the prefix). */
+export function generateApiKey(): string {
+  return API_KEY_PREFIX + base58Fixed(randomBytes(API_KEY_BYTES));
+}
+
+/** Proxy keys: base58 of 24 random bytes (always 33 chars). */
+export function generateProxyKey(): string {
+  return base58Fixed(randomBytes(PROXY_KEY_BYTES));
+}
+
+/** SHA-256 hex of a secret, for storage/lookup of API keys, proxy keys, invitation secrets. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+/** Constant-time equality of two hex strings (case-insensitive); false for empty or malformed input. */
+export function safeEqualHex(a: string, b: string): boolean {
+  if (!HEX.test(a) || !HEX.test(b) || a.length !== b.length) {
+    return false;
+  }
+  return timingSafeEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'));
+}
+
+/**
+ * Base58 of `bytes` read as one big-endian number, left-padded with '1' (the zero digit) to the width of
+ * the largest value, so identifiers have a constant length instead of shrinking when the number is small.
+ */
+export function base58Fixed(bytes: Buffer): string {
+  const width = Math.ceil((bytes.length * 8) / Math.log2(58));
+  return bs58.encode(bytes).padStart(width, '1');
+}

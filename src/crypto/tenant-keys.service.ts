@@ -1,0 +1,129 @@
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Keyring } from './keyring';
+import { loadOrCreateDevMasterKey, parseMasterKeys } from './master-keys';
+import { randomKey } from './random';
+import { TenantKey, TenantKeyKind } from './tenant-key.entity';
+
+export interface VersionedKey {
+  version: number;
+  key: Buffer;
+}
+
+/** How long a replica trusts its idea of a tenant's newest data-key version (rotation by another replica). */
+const ACTIVE_VERSION_TTL_MS = 30_000;
+
+/**
+ * Holds the master keyring and hands out tenant keys, unwrapped on first use and cached in memory.
+ * Wrapped keys live in `tenant_keys`; unwrapped keys never leave this process.
+ */
+@Injectable()
+export class TenantKeysService implements OnModuleInit {
+  private readonly logger = new Logger('Keyring');
+  private keyring: Keyring;
+  private readonly unwrapped = new Map<string, Buffer>();
+  private readonly active = new Map<string, { version: number; until: number }>();
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectRepository(TenantKey) private readonly keys: Repository<TenantKey>,
+  ) {}
+
+  onModuleInit(): void {
+    if (this.config.masterKeys !== null) {
+      this.keyring = new Keyring(parseMasterKeys(this.config.masterKeys));
+      return;
+    }
+    const { keys, created } = loadOrCreateDevMasterKey(this.config.dataDir);
+    this.keyring = new Keyring(keys);
+    this.logger.warn(
+      `VAULT_MASTER_KEYS is not set: using the development master key in ${this.config.dataDir}/master.key` +
+        (created ? ' (just created)' : '') +
+        '. Never run like this in production.',
+    );
+  }
+
+  get masterKeyring(): Keyring {
+    return this.keyring;
+  }
+
+  /** Creates version 1 of the tenant's data and HMAC keys inside the tenant-creation transaction. */
+  async createTenantKeys(manager: EntityManager, tenantId: string): Promise<void> {
+    for (const kind of ['data', 'hmac'] as const) {
+      await this.insertKey(manager, tenantId, kind, 1);
+    }
+  }
+
+  /** The newest data key: new ciphertexts use it. */
+  async activeDataKey(tenantId: string): Promise<VersionedKey> {
+    const cached = this.active.get(tenantId);
+    let version = cached !== undefined && cached.until > Date.now() ? cached.version : undefined;
+    if (version === undefined) {
+      const row = await this.keys.findOne({ where: { tenantId, kind: 'data' }, order: { version: 'DESC' } });
+      if (row === null) {
+        throw new Error('tenant has no data key');
+      }
+      version = row.version;
+      this.active.set(tenantId, { version, until: Date.now() + ACTIVE_VERSION_TTL_MS });
+      this.remember(row);
+    }
+    return { version, key: await this.key(tenantId, 'data', version) };
+  }
+
+  async dataKey(tenantId: string, version: number): Promise<Buffer> {
+    return this.key(tenantId, 'data', version);
+  }
+
+  /** The HMAC key for fingerprints and blind indexes: one per tenant, never rotated with the data keys. */
+  async hmacKey(tenantId: string): Promise<Buffer> {
+    return this.key(tenantId, 'hmac', 1);
+  }
+
+  /** Adds a new data-key version for the tenant; new writes use it from now on. */
+  async rotateDataKey(tenantId: string): Promise<number> {
+    return this.keys.manager.transaction(async (manager) => {
+      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`tenant-keys:${tenantId}`]);
+      const latest = await manager.findOne(TenantKey, { where: { tenantId, kind: 'data' }, order: { version: 'DESC' } });
+      const version = (latest?.version ?? 0) + 1;
+      await this.insertKey(manager, tenantId, 'data', version);
+      this.active.delete(tenantId);
+      return version;
+    });
+  }
+
+  private async insertKey(manager: EntityManager, tenantId: string, kind: TenantKeyKind, version: number): Promise<void> {
+    const plain = randomKey();
+    await manager.insert(TenantKey, {
+      tenantId,
+      kind,
+      version,
+      masterKeyId: this.keyring.activeKeyId,
+      wrapped: this.keyring.wrap(plain, keyContext(tenantId, kind, version)),
+    });
+  }
+
+  private async key(tenantId: string, kind: TenantKeyKind, version: number): Promise<Buffer> {
+    const cached = this.unwrapped.get(`${tenantId}:${kind}:${version}`);
+    if (cached !== undefined) {
+      return cached;
+    }
+    const row = await this.keys.findOne({ where: { tenantId, kind, version } });
+    if (row === null) {
+      throw new Error(`tenant key ${kind} v${version} not found`);
+    }
+    return this.remember(row);
+  }
+
+  private remember(row: TenantKey): Buffer {
+    const plain = this.keyring.unwrap(row.wrapped, keyContext(row.tenantId, row.kind, row.version));
+    this.unwrapped.set(`${row.tenantId}:${row.kind}:${row.version}`, plain);
+    return plain;
+  }
+}
+
+/** AAD of a wrapped key: a wrapped key copied to another tenant, kind or version does not open. */
+export function keyContext(tenantId: string, kind: TenantKeyKind, version: number): string {
+  return `tenant:${tenantId}:${kind}:${version}`;
+}

@@ -1,0 +1,48 @@
+import { DataSourceOptions } from 'typeorm';
+import { join } from 'node:path';
+import { AppConfig } from '../config/app-config';
+import { startEmbeddedPostgres } from './embedded-postgres';
+import { ENTITIES } from './entities';
+import { MIGRATIONS } from './migrations';
+
+export interface DatabaseRuntime {
+  options: DataSourceOptions;
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+/** Shared by PostgreSQL and the embedded PGlite: same entities, same migrations, one code path. */
+export function dataSourceOptions(connection: Partial<{ url: string; host: string; port: number; user: string; database: string }>, poolSize: number, migrationsRun: boolean): DataSourceOptions {
+  return {
+    type: 'postgres',
+    ...(connection.url !== undefined
+      ? { url: connection.url }
+      : { host: connection.host, port: connection.port, username: connection.user, database: connection.database }),
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsRun,
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    uuidExtension: 'pgcrypto',
+    installExtensions: false,
+    extra: { max: poolSize, idleTimeoutMillis: 30000 },
+    logging: false,
+  };
+}
+
+/** Opens the configured database: PostgreSQL when DATABASE_URL is set, else embedded PGlite under DATA_DIR. */
+export async function openDatabase(config: AppConfig, opts: { inMemory?: boolean } = {}): Promise<DatabaseRuntime> {
+  if (config.databaseUrl !== null) {
+    return {
+      options: dataSourceOptions({ url: config.databaseUrl }, config.databasePoolSize, config.migrationsRun),
+      embedded: false,
+      close: async () => {},
+    };
+  }
+  const embedded = await startEmbeddedPostgres(opts.inMemory === true ? null : join(config.dataDir, 'db'));
+  return {
+    options: dataSourceOptions(embedded.connection, 1, config.migrationsRun),
+    embedded: true,
+    close: () => embedded.close(),
+  };
+}

@@ -1,0 +1,7 @@
+import { Application } from '../applications/application.entity';
+import { TenantKey } from '../crypto/tenant-key.entity';
+import { TenantMember } from '../tenants/tenant-member.entity';
+import { Tenant } from '../tenants/tenant.entity';
+import { User } from '../tenants/user.entity';
+
+export const ENTITIES = [Tenant, User, TenantMember, Application, TenantKey];

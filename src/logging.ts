@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Params } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
+import { AppConfig } from './config/app-config';
+
+/** Header values that are secrets: never logged. */
+const REDACTED_PATHS = [
+  'req.headers["bt-api-key"]',
+  'req.headers["bt-proxy-key"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+];
+
+/**
+ * JSON logs with a request id. Bodies are never logged, and query strings are dropped because list
+ * filters (`metadata.<key>=`) and proxy keys (`bt-proxy-key=`) travel there.
+ */
+export function loggerOptions(config: AppConfig, stream?: DestinationStream): Params {
+  return {
+    pinoHttp: {
+      level: config.logLevel,
+      stream,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      genReqId: (req: IncomingMessage, res: ServerResponse) => {
+        const incoming = req.headers['bt-trace-id'];
+        const id = typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+        res.setHeader('BT-TRACE-ID', id);
+        return id;
+      },
+      serializers: {
+        req: (req: { id: string; method: string; url: string; headers: Record<string, unknown> }) => ({
+          id: req.id,
+          method: req.method,
+          path: req.url.split('?')[0],
+          headers: { 'user-agent': req.headers['user-agent'], 'bt-api-key': req.headers['bt-api-key'] },
+        }),
+      },
+      customLogLevel: (_req, res, err) => (err !== undefined || res.statusCode >= 500 ? 'error' : 'info'),
+    },
+  };
+}

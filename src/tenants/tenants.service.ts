@@ -1,0 +1,77 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import { Application } from '../applications/application.entity';
+import { ApplicationsService } from '../applications/applications.service';
+import { permissionsFor } from '../auth/permissions';
+import { TenantKeysService } from '../crypto/tenant-keys.service';
+import { TenantMember } from './tenant-member.entity';
+import { Tenant } from './tenant.entity';
+import { User } from './user.entity';
+
+export interface CreatedTenant {
+  tenant: Tenant;
+  application: Application;
+  /** The management key, shown once. */
+  key: string;
+}
+
+@Injectable()
+export class TenantsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly applications: ApplicationsService,
+    private readonly tenantKeys: TenantKeysService,
+  ) {}
+
+  /** Tenant, its OWNER member, its keys and a management application: all or nothing. */
+  async createTenant(name: string, ownerEmail: string, key?: string): Promise<CreatedTenant> {
+    return this.dataSource.transaction((manager) => this.createIn(manager, name, ownerEmail, key));
+  }
+
+  /**
+   * First start on an empty database: creates the default tenant. The advisory lock makes replicas that
+   * boot together create it once. Returns null when a tenant already exists.
+   */
+  async bootstrap(key?: string): Promise<CreatedTenant | null> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query("SELECT pg_advisory_xact_lock(hashtext('token-vault:bootstrap'))");
+      if ((await manager.count(Tenant)) > 0) {
+        return null;
+      }
+      return this.createIn(manager, 'Default', 'owner@token-vault.local', key);
+    });
+  }
+
+  private async createIn(manager: EntityManager, name: string, ownerEmail: string, key?: string): Promise<CreatedTenant> {
+    const email = ownerEmail.trim().toLowerCase();
+    let user = await manager
+      .createQueryBuilder(User, 'u')
+      .where('lower(u.email) = :email', { email })
+      .getOne();
+    if (user === null) {
+      user = manager.create(User, { id: randomUUID(), email, firstName: null, lastName: null, picture: null });
+      await manager.insert(User, user);
+    }
+    const tenant = manager.create(Tenant, { id: randomUUID(), name, ownerId: user.id });
+    await manager.insert(Tenant, tenant);
+    await manager.insert(TenantMember, {
+      tenantId: tenant.id,
+      id: randomUUID(),
+      userId: user.id,
+      role: 'OWNER',
+      createdBy: null,
+      modifiedBy: null,
+      modifiedAt: null,
+    });
+    await this.tenantKeys.createTenantKeys(manager, tenant.id);
+    const { application, key: issued } = await this.applications.insert(
+      manager,
+      tenant.id,
+      { name: 'Management', type: 'management', permissions: permissionsFor('management'), key },
+      null,
+    );
+    return { tenant, application, key: issued };
+  }
+}

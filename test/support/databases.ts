@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { DatabaseRuntime, dataSourceOptions, openDatabase } from '../../src/database/database';
+import { loadConfig } from '../../src/config/app-config';
+
+export const TEMPLATE_DATABASE = 'tv_template';
+
+export function postgresUrl(): string | null {
+  const url = process.env.DATABASE_URL;
+  return url === undefined || url === '' ? null : url;
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+async function admin<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Once per run: a migrated template database that every test file clones (PostgreSQL only). */
+export async function createTemplateDatabase(url: string): Promise<void> {
+  await admin(url, async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE} WITH (FORCE)`);
+    await client.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
+  });
+  const dataSource = new DataSource(dataSourceOptions({ url: withDatabase(url, TEMPLATE_DATABASE) }, 1, false));
+  await dataSource.initialize();
+  await dataSource.runMigrations({ transaction: 'each' });
+  await dataSource.destroy();
+}
+
+/**
+ * A fresh database for one test file: a clone of the migrated template on PostgreSQL, a new in-memory
+ * PGlite (migrated at boot) otherwise.
+ */
+export async function openTestDatabase(): Promise<DatabaseRuntime> {
+  const url = postgresUrl();
+  if (url === null) {
+    return openDatabase(loadConfig({ LOG_LEVEL: 'silent' }), { inMemory: true });
+  }
+  const name = `tv_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await admin(url, (client) => client.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE}`));
+  return {
+    options: dataSourceOptions({ url: withDatabase(url, name) }, 10, true),
+    embedded: false,
+    close: () => admin(url, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
