@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
@@ -7,13 +8,16 @@ import { ApplicationsModule } from './applications/applications.module';
 import { AuthModule } from './auth/auth.module';
 import { ProblemDetailsFilter } from './common/problem-details.filter';
 import { createValidationPipe } from './common/validation';
+import { ClockModule } from './common/clock';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { CryptoModule } from './crypto/crypto.module';
 import { DatabaseRuntime } from './database/database';
 import { HealthModule } from './health/health.module';
+import { JobsModule } from './jobs/jobs.module';
 import { loggerOptions } from './logging';
 import { TenantsModule } from './tenants/tenants.module';
+import { TokensModule } from './tokens/tokens.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -31,11 +35,15 @@ export class AppModule {
         ConfigModule.forRoot(config),
         LoggerModule.forRoot(loggerOptions(config, logStream)),
         TypeOrmModule.forRoot(database.options),
+        ScheduleModule.forRoot(),
+        ClockModule,
         CryptoModule,
         AuthModule,
         ApplicationsModule,
         TenantsModule,
         HealthModule,
+        TokensModule,
+        JobsModule,
       ],
       providers: [
         { provide: APP_PIPE, useFactory: createValidationPipe },

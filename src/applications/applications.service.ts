@@ -8,7 +8,7 @@ import { Principal } from '../auth/principal';
 import { ApiError, FieldErrors } from '../common/api-error';
 import { Page, pageOf, pageOffset } from '../common/pagination';
 import { generateApiKey, hashSecret } from '../crypto';
-import { normalizeContainer } from '../tokens/rules/containers';
+import { normalizeRuleContainer } from '../tokens/rules/containers';
 import { Application, ApplicationType } from './application.entity';
 import {
   AccessRuleDto,
@@ -170,9 +170,9 @@ function checkGrants(
   };
   const checkedPermissions = checkList(permissions, 'permissions', false);
   const checkedRules = rules.map((rule, i): AccessRule => {
-    const container = normalizeContainer(rule.container);
+    const container = normalizeRuleContainer(rule.container);
     if (container === null) {
-      add(`rules[${i}].container`, 'must be a container path such as /pci/high/');
+      add(`rules[${i}].container`, 'must be / or a container path such as /pci/');
     }
     if (rule.permissions.length === 0) {
       add(`rules[${i}].permissions`, 'must grant at least one permission');

@@ -1,5 +1,7 @@
 import { BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
-import { FieldErrors } from './api-error';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { ApiError, FieldErrors } from './api-error';
 import { problem } from './problem-details';
 
 /** Flattens class-validator errors into `{ 'path.to.field': [messages] }` without echoing values. */
@@ -26,4 +28,14 @@ export function createValidationPipe(): ValidationPipe {
         problem: problem(400, 'One or more validation errors occurred.', flattenValidationErrors(errors)),
       }),
   });
+}
+
+/** Validates a plain object against a DTO class the way the global pipe does (for hand-split inputs). */
+export function validatePlain<T extends object>(cls: new () => T, plain: Record<string, unknown>): T {
+  const instance = plainToInstance(cls, plain);
+  const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, validationError: { target: false, value: false } });
+  if (errors.length > 0) {
+    throw ApiError.validation(flattenValidationErrors(errors));
+  }
+  return instance;
 }

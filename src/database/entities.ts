@@ -3,5 +3,6 @@ import { TenantKey } from '../crypto/tenant-key.entity';
 import { TenantMember } from '../tenants/tenant-member.entity';
 import { Tenant } from '../tenants/tenant.entity';
 import { User } from '../tenants/user.entity';
+import { Token } from '../tokens/token.entity';
 
-export const ENTITIES = [Tenant, User, TenantMember, Application, TenantKey];
+export const ENTITIES = [Tenant, User, TenantMember, Application, TenantKey, Token];

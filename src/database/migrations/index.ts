@@ -1,4 +1,5 @@
 import { Foundation1763769600000 } from './1763769600000-foundation';
+import { Tokens1763773200000 } from './1763773200000-tokens';
 
 /** Every migration, in order. Listed by class so the same list works from TypeScript (tests) and dist. */
-export const MIGRATIONS = [Foundation1763769600000];
+export const MIGRATIONS = [Foundation1763769600000, Tokens1763773200000];

@@ -43,8 +43,13 @@ export function validateContainers(value: unknown, path = 'containers'): FieldEr
 }
 
 /** true when `ruleContainer` (normalized) is a prefix of `tokenContainer`: '/pci/' covers '/pci/high/' but '/pc/' does not cover '/pci/' */
+/** Access rules may also name the root `/`, which covers every container. */
+export function normalizeRuleContainer(path: string): string | null {
+  return path === '/' ? '/' : normalizeContainer(path);
+}
+
 export function containerCovers(ruleContainer: string, tokenContainer: string): boolean {
-  const rule = normalizeContainer(ruleContainer);
+  const rule = normalizeRuleContainer(ruleContainer);
   const token = normalizeContainer(tokenContainer);
   // Both end in '/', so a plain prefix test only ever matches whole segments
   return rule !== null && token !== null && token.startsWith(rule);

@@ -1,0 +1,63 @@
+import { AccessRule } from './access-rules';
+import { atMostMask, containerScope, transformFor } from './access';
+import { Permission } from './permissions';
+import { Principal } from './principal';
+
+function principal(permissions: Permission[], rules: AccessRule[] = []): Principal {
+  return { tenantId: 't', applicationId: 'a', applicationType: 'private', permissions: new Set(permissions), rules };
+}
+
+const rule = (priority: number, container: string, transform: AccessRule['transform'], permissions: string[]): AccessRule => ({
+  description: null,
+  priority,
+  container,
+  transform,
+  permissions,
+});
+
+describe('transformFor', () => {
+  it('gives rule-less applications the default transform of each held permission', () => {
+    const p = principal(['token:read', 'token:use', 'token:create']);
+    expect(transformFor(p, 'token:read', ['/pci/high/'])).toBe('mask');
+    expect(transformFor(p, 'token:use', ['/pci/high/'])).toBe('reveal');
+    expect(transformFor(p, 'token:create', ['/general/high/'])).toBe('mask');
+    expect(transformFor(p, 'token:delete', ['/pci/high/'])).toBeNull();
+  });
+
+  it('takes the first rule by priority that holds the permission and covers a container', () => {
+    const p = principal([], [
+      rule(1, '/pci/low/', 'reveal', ['token:read']),
+      rule(2, '/pci/', 'mask', ['token:read']),
+      rule(3, '/', 'redact', ['token:read', 'token:use']),
+    ]);
+    expect(transformFor(p, 'token:read', ['/pci/low/'])).toBe('reveal');
+    expect(transformFor(p, 'token:read', ['/pci/high/'])).toBe('mask');
+    expect(transformFor(p, 'token:read', ['/bank/high/'])).toBe('redact');
+    expect(transformFor(p, 'token:use', ['/pci/high/'])).toBe('redact');
+  });
+
+  it('denies when no rule covers the container or holds the permission', () => {
+    const p = principal(['token:read'], [rule(1, '/general/', 'reveal', ['token:read'])]);
+    expect(transformFor(p, 'token:read', ['/pci/high/'])).toBeNull();
+    expect(transformFor(p, 'token:update', ['/general/high/'])).toBeNull();
+  });
+
+  it('does not treat a partial segment as a prefix', () => {
+    const p = principal([], [rule(1, '/pc/', 'reveal', ['token:read'])]);
+    expect(transformFor(p, 'token:read', ['/pci/high/'])).toBeNull();
+  });
+});
+
+describe('containerScope', () => {
+  it('is all for rule-less holders, none without the permission, else the rule containers', () => {
+    expect(containerScope(principal(['token:read']), 'token:read')).toBe('all');
+    expect(containerScope(principal([]), 'token:read')).toEqual([]);
+    const p = principal([], [rule(1, '/pci/', 'mask', ['token:read']), rule(2, '/bank/', 'mask', ['token:use'])]);
+    expect(containerScope(p, 'token:read')).toEqual(['/pci/']);
+  });
+});
+
+it('never reveals on write responses', () => {
+  expect(atMostMask('reveal')).toBe('mask');
+  expect(atMostMask('redact')).toBe('redact');
+});

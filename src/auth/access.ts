@@ -1,0 +1,47 @@
+import { containerCovers } from '../tokens/rules/containers';
+import type { Transform } from './access-rules';
+import type { Permission } from './permissions';
+import type { Principal } from './principal';
+
+/** What an application sees of token data per operation when it has permissions and no rules (DESIGN §7). */
+const DEFAULT_TRANSFORM: Partial<Record<Permission, Transform>> = {
+  'token:create': 'mask',
+  'token:update': 'mask',
+  'token:read': 'mask',
+  'token:search': 'mask',
+  'token:delete': 'redact',
+  'token:use': 'reveal',
+};
+
+/**
+ * The transform the principal gets for `permission` on a token in `containers`, or null when no access
+ * rule allows it. Rules are tried by ascending priority; the first one holding the permission and
+ * covering one of the containers wins.
+ */
+export function transformFor(principal: Principal, permission: Permission, containers: readonly string[]): Transform | null {
+  if (principal.rules.length === 0) {
+    return principal.permissions.has(permission) ? (DEFAULT_TRANSFORM[permission] ?? 'redact') : null;
+  }
+  for (const rule of principal.rules) {
+    if (rule.permissions.includes(permission) && containers.some((c) => containerCovers(rule.container, c))) {
+      return rule.transform;
+    }
+  }
+  return null;
+}
+
+/**
+ * Container prefixes under which the principal holds `permission`, or 'all' for a rule-less application
+ * holding it. Used to filter lists in SQL so pagination counts only what the caller may see.
+ */
+export function containerScope(principal: Principal, permission: Permission): 'all' | string[] {
+  if (principal.rules.length === 0) {
+    return principal.permissions.has(permission) ? 'all' : [];
+  }
+  return principal.rules.filter((r) => r.permissions.includes(permission)).map((r) => r.container);
+}
+
+/** Responses to writes show at most masked data, whatever the rule says. */
+export function atMostMask(transform: Transform): Transform {
+  return transform === 'reveal' ? 'mask' : transform;
+}

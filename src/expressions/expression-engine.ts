@@ -1,0 +1,142 @@
+import { Injectable } from '@nestjs/common';
+import { Context, Liquid, Output, Template, toValue, toValueSync, TypeGuards } from 'liquidjs';
+import { EXPRESSION_LIMITS } from './expression.limits';
+import { ExpressionError } from './expression.errors';
+import { registerVaultFilters } from './filters';
+import { LimitedEmitter } from './limited-emitter';
+import { toExpressionError } from './to-expression-error';
+
+/** Tags that read template files; the vault has none, so they are removed rather than left pointing at disk. */
+const FILE_TAGS = ['include', 'render', 'layout'];
+
+/**
+ * The one Liquid engine of the vault: masks, fingerprints, search indexes, aliases and detokenization all
+ * render through it. Every call is synchronous and bounded by EXPRESSION_LIMITS.
+ */
+@Injectable()
+export class ExpressionEngine {
+  private readonly liquid: Liquid;
+  /** Parsed templates by source, oldest first (a Map keeps insertion order, which makes it an LRU). */
+  private readonly cache = new Map<string, Template[]>();
+
+  constructor() {
+    this.liquid = new Liquid({
+      // Unknown filters fail at parse time; missing variables render empty, as masks over partial data expect.
+      strictFilters: true,
+      strictVariables: false,
+      ownPropertyOnly: true,
+      templates: {},
+      parseLimit: EXPRESSION_LIMITS.parseLength,
+      renderLimit: EXPRESSION_LIMITS.renderMs,
+      memoryLimit: EXPRESSION_LIMITS.memory,
+    });
+    for (const tag of FILE_TAGS) {
+      delete this.liquid.tags[tag];
+    }
+    registerVaultFilters(this.liquid);
+  }
+
+  /** Throws ExpressionError when the template does not parse (bad syntax, unknown filter or tag). */
+  parse(template: string): void {
+    this.templates(template);
+  }
+
+  renderString(template: string, scope: Record<string, unknown>): string {
+    return this.renderText(this.templates(template), scope);
+  }
+
+  /**
+   * Typed render: a template that is exactly one `{{ ... }}` (surrounding whitespace aside) yields the value
+   * its expression evaluates to (object, array, number, boolean, string, null or undefined); anything else
+   * renders to a string.
+   */
+  render(template: string, scope: Record<string, unknown>): unknown {
+    const templates = this.templates(template);
+    const output = singleOutput(templates);
+    if (!output) {
+      return this.renderText(templates, scope);
+    }
+    try {
+      return toValue(toValueSync(output.value.value(this.context(scope), false)));
+    } catch (error) {
+      throw toExpressionError(error);
+    }
+  }
+
+  /** Renders every string leaf of a mask definition typed; keys and other primitives stay as they are. */
+  renderDeep(value: unknown, scope: Record<string, unknown>): unknown {
+    return this.walk(value, scope, 0);
+  }
+
+  /** True when the string holds a Liquid output `{{ ... }}` or a tag `{%`. */
+  isExpression(value: string): boolean {
+    const open = value.indexOf('{{');
+    return (open >= 0 && value.includes('}}', open + 2)) || value.includes('{%');
+  }
+
+  private walk(value: unknown, scope: Record<string, unknown>, depth: number): unknown {
+    if (typeof value === 'string') {
+      return value.includes('{{') || value.includes('{%') ? this.render(value, scope) : value;
+    }
+    if (typeof value !== 'object' || value === null) {
+      return value;
+    }
+    if (depth >= EXPRESSION_LIMITS.depth) {
+      throw new ExpressionError(`the value is nested deeper than ${EXPRESSION_LIMITS.depth} levels`);
+    }
+    if (Array.isArray(value)) {
+      return value.map((item) => this.walk(item, scope, depth + 1));
+    }
+    // fromEntries defines own properties, so a "__proto__" key stays a plain key.
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, this.walk(item, scope, depth + 1)]),
+    );
+  }
+
+  private templates(template: string): Template[] {
+    const cached = this.cache.get(template);
+    if (cached) {
+      this.cache.delete(template);
+      this.cache.set(template, cached);
+      return cached;
+    }
+    let parsed: Template[];
+    try {
+      parsed = this.liquid.parse(template);
+    } catch (error) {
+      throw toExpressionError(error);
+    }
+    if (template.length <= EXPRESSION_LIMITS.cacheTemplateLength) {
+      this.cache.set(template, parsed);
+      if (this.cache.size > EXPRESSION_LIMITS.cacheEntries) {
+        this.cache.delete(this.cache.keys().next().value as string);
+      }
+    }
+    return parsed;
+  }
+
+  private renderText(templates: Template[], scope: Record<string, unknown>): string {
+    const ctx = this.context(scope);
+    const emitter = new LimitedEmitter(ctx);
+    try {
+      toValueSync(this.liquid.renderer.renderTemplates(templates, ctx, emitter));
+    } catch (error) {
+      throw toExpressionError(error);
+    }
+    return emitter.buffer;
+  }
+
+  /** A fresh context per render: its own time and memory budget; a shallow copy so `increment` cannot write back. */
+  private context(scope: Record<string, unknown>): Context {
+    return new Context({ ...scope }, this.liquid.options, { sync: true }, { liquid: this.liquid });
+  }
+}
+
+/** The Output of a template made of one `{{ ... }}` and, at most, whitespace around it. */
+function singleOutput(templates: Template[]): Output | undefined {
+  const meaningful = templates.filter(
+    (t) => !(TypeGuards.isHTMLToken(t.token) && t.token.getContent().trim() === ''),
+  );
+  const [only] = meaningful;
+  return meaningful.length === 1 && only instanceof Output ? only : undefined;
+}

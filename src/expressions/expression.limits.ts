@@ -1,0 +1,16 @@
+/** DoS limits of one parse or render, so a hostile template fails fast instead of hanging the server. */
+export const EXPRESSION_LIMITS = {
+  /** Characters of template text parsed in one call (a large proxy body can be a template). */
+  parseLength: 2_000_000,
+  /** Milliseconds one render may take; checked between template nodes (loop iterations included). */
+  renderMs: 500,
+  /** Characters (and array slots) one render may allocate, output included. */
+  memory: 10_000_000,
+  /** Parsed templates kept in the LRU cache, and the longest template worth caching. */
+  cacheEntries: 1000,
+  cacheTemplateLength: 10_000,
+  /** Deepest object/array nesting renderDeep walks. */
+  depth: 64,
+  /** Largest count/length argument a filter accepts. */
+  filterCount: 1_000_000,
+} as const;

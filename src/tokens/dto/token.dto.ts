@@ -1,0 +1,114 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Allow, IsArray, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { PageQueryDto, PaginationDto } from '../../common/pagination';
+import { ToArray } from '../../common/query';
+import { TOKEN_TYPES } from '../rules/token-types';
+
+const anyJson = { oneOf: [{ type: 'object' }, { type: 'array', items: {} }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }] };
+
+export class CreateTokenDto {
+  @ApiPropertyOptional({ description: 'Custom id (3-400 characters) or an alias expression; a UUID when absent.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  id?: string;
+
+  @ApiProperty({ enum: TOKEN_TYPES })
+  @IsIn(TOKEN_TYPES)
+  type: string;
+
+  @ApiProperty({ ...anyJson, description: 'The sensitive data. Card: number, expiration_month, expiration_year, cvc. Bank: routing_number, account_number.' })
+  @IsDefined()
+  data: unknown;
+
+  @ApiPropertyOptional({ ...anyJson, nullable: true, description: 'Mask expression(s), e.g. "{{ data | reveal_last: 4 }}".' })
+  @Allow()
+  mask?: unknown;
+
+  @ApiPropertyOptional({ type: [String], example: ['/pci/high/'] })
+  @IsOptional()
+  @IsArray()
+  containers?: unknown[];
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, nullable: true })
+  @IsOptional()
+  @IsObject()
+  metadata?: Record<string, unknown> | null;
+
+  @ApiPropertyOptional({ type: [String], nullable: true, example: ['{{ data.number | last4 }}'] })
+  @IsOptional()
+  @IsArray()
+  search_indexes?: unknown[] | null;
+
+  @ApiPropertyOptional({ example: '{{ data.number }}' })
+  @IsOptional()
+  @IsString()
+  fingerprint_expression?: string;
+
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @IsBoolean()
+  deduplicate_token?: boolean | null;
+
+  @ApiPropertyOptional({ nullable: true, example: '2030-01-31T00:00:00+00:00', description: 'ISO 8601 date-time (UTC without offset) or M/D/YYYY.' })
+  @IsOptional()
+  @IsString()
+  expires_at?: string | null;
+}
+
+/** PATCH body (application/merge-patch+json): data, mask and metadata merge; the rest replace. */
+export class UpdateTokenDto {
+  @ApiPropertyOptional(anyJson) @Allow() data?: unknown;
+  @ApiPropertyOptional({ ...anyJson, nullable: true }) @Allow() mask?: unknown;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', nullable: true }, nullable: true })
+  @Allow()
+  metadata?: unknown;
+  @ApiPropertyOptional({ type: [String] }) @Allow() containers?: unknown;
+  @ApiPropertyOptional({ type: [String], nullable: true }) @Allow() search_indexes?: unknown;
+  @ApiPropertyOptional({ nullable: true }) @Allow() fingerprint_expression?: unknown;
+  @ApiPropertyOptional({ nullable: true }) @Allow() deduplicate_token?: unknown;
+  @ApiPropertyOptional({ nullable: true }) @Allow() expires_at?: unknown;
+}
+
+export class ListTokensQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ type: [String], description: 'Repeatable.' })
+  @IsOptional()
+  @ToArray()
+  @IsString({ each: true })
+  id?: string[];
+
+  @ApiPropertyOptional({ enum: TOKEN_TYPES, isArray: true, description: 'Repeatable.' })
+  @IsOptional()
+  @ToArray()
+  @IsIn(TOKEN_TYPES, { each: true })
+  type?: string[];
+}
+
+export class TokenExtrasDto {
+  @ApiPropertyOptional() deduplicated?: boolean;
+}
+
+export class TokenDto {
+  @ApiProperty() id: string;
+  @ApiProperty({ format: 'uuid' }) tenant_id: string;
+  @ApiProperty({ enum: TOKEN_TYPES }) type: string;
+  @ApiPropertyOptional({ ...anyJson, description: "Per the caller's access transform: raw, masked or absent." }) data?: unknown;
+  @ApiPropertyOptional({ ...anyJson, description: 'The evaluated mask.' }) mask?: unknown;
+  @ApiPropertyOptional() fingerprint?: string | null;
+  @ApiPropertyOptional() fingerprint_expression?: string | null;
+  @ApiProperty({ type: [String] }) containers: string[];
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, nullable: true }) metadata?: Record<string, string> | null;
+  @ApiPropertyOptional({ type: [String], nullable: true }) search_indexes?: string[] | null;
+  @ApiPropertyOptional({ nullable: true }) deduplicate_token?: boolean | null;
+  @ApiPropertyOptional({ format: 'uuid', nullable: true }) created_by?: string | null;
+  @ApiPropertyOptional() created_at?: string;
+  @ApiPropertyOptional({ format: 'uuid', nullable: true }) modified_by?: string | null;
+  @ApiPropertyOptional({ nullable: true }) modified_at?: string | null;
+  @ApiPropertyOptional({ nullable: true }) expires_at?: string | null;
+  @ApiPropertyOptional({ type: TokenExtrasDto }) _extras?: TokenExtrasDto;
+}
+
+export class TokenPageDto {
+  @ApiProperty({ type: PaginationDto }) pagination: PaginationDto;
+  @ApiProperty({ type: [TokenDto] }) data: TokenDto[];
+}

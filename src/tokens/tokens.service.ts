@@ -1,0 +1,250 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { EntityManager, QueryFailedError } from 'typeorm';
+import { Transform } from '../auth/access-rules';
+import { atMostMask, containerScope, transformFor } from '../auth/access';
+import { Permission } from '../auth/permissions';
+import { Principal } from '../auth/principal';
+import { ApiError } from '../common/api-error';
+import { Clock } from '../common/clock';
+import { Page, PageQueryDto, pageOf, pageOffset } from '../common/pagination';
+import { ExpressionEngine, ExpressionError } from '../expressions';
+import { TokenDto } from './dto/token.dto';
+import { validateTokenId } from './rules/token-id';
+import { TokenCipher } from './token-cipher.service';
+import { readCreateRequest, applyPatch, TokenFields } from './token-fields';
+import { presentRedactedDuplicate, presentToken } from './token-presenter';
+import { Token } from './token.entity';
+import { TokensRepository } from './tokens.repository';
+
+export interface PreparedToken {
+  row: Token;
+  fields: TokenFields;
+  /** The caller's transform for the create response. */
+  transform: Transform;
+}
+
+@Injectable()
+export class TokensService {
+  constructor(
+    private readonly tokens: TokensRepository,
+    private readonly cipher: TokenCipher,
+    private readonly engine: ExpressionEngine,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(principal: Principal, body: Record<string, unknown>): Promise<TokenDto> {
+    const prepared = await this.prepare(principal, body);
+    return this.tokens.manager.transaction((manager) => this.insertPrepared(manager, principal, prepared));
+  }
+
+  /** Validates, renders ids and fingerprints, checks token:create on the containers and encrypts: no writes. */
+  async prepare(principal: Principal, body: Record<string, unknown>, prefix = ''): Promise<PreparedToken> {
+    const now = this.clock.now();
+    const { fields, id: requestedId } = readCreateRequest(body, this.engine, now, prefix);
+    const transform = transformFor(principal, 'token:create', fields.containers);
+    if (transform === null) {
+      throw ApiError.forbidden('The application may not create tokens in these containers.');
+    }
+    const id = this.tokenId(requestedId, fields, prefix);
+    const row = new Token();
+    Object.assign(row, {
+      tenantId: principal.tenantId,
+      id,
+      createdBy: principal.applicationId,
+      createdAt: now,
+      modifiedBy: null,
+      modifiedAt: null,
+      deletedAt: null,
+    });
+    await this.fill(row, fields, prefix);
+    return { row, fields, transform: atMostMask(transform) };
+  }
+
+  /** Inserts a prepared token in the caller's transaction, returning the existing one when deduplicating. */
+  async insertPrepared(manager: EntityManager, principal: Principal, prepared: PreparedToken): Promise<TokenDto> {
+    const { row, fields } = prepared;
+    if (fields.deduplicateToken === true && row.fingerprint !== null) {
+      await this.tokens.lockFingerprint(manager, row.tenantId, row.type, row.fingerprint);
+      const existing = await this.tokens.findDuplicate(manager, row.tenantId, row.type, row.fingerprint, this.clock.now());
+      if (existing !== null) {
+        return this.presentDuplicate(principal, existing);
+      }
+    }
+    try {
+      await this.tokens.insert(manager, row);
+    } catch (err) {
+      throw isUniqueViolation(err) ? ApiError.conflict('A token with this id already exists.') : err;
+    }
+    return this.present(row, fields.data, prepared.transform);
+  }
+
+  async get(principal: Principal, id: string): Promise<TokenDto> {
+    const row = await this.findAllowed(principal, id, 'token:read');
+    return this.present(row, undefined, transformFor(principal, 'token:read', row.containers) ?? 'redact');
+  }
+
+  async list(principal: Principal, query: PageQueryDto & { id?: string[]; type?: string[] }, metadata: Record<string, string>): Promise<Page<TokenDto>> {
+    const scope = containerScope(principal, 'token:read');
+    if (scope !== 'all' && scope.length === 0) {
+      return pageOf([], 0, query);
+    }
+    const lowered = Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, v.toLowerCase()]));
+    const [rows, total] = await this.tokens.list(
+      principal.tenantId,
+      { ids: query.id, types: query.type, metadata: lowered, scope, offset: pageOffset(query), limit: query.size },
+      this.clock.now(),
+    );
+    const data = await Promise.all(
+      rows.map((row) => this.present(row, undefined, transformFor(principal, 'token:read', row.containers) ?? 'redact')),
+    );
+    return pageOf(data, total, query);
+  }
+
+  async update(principal: Principal, id: string, patch: Record<string, unknown>): Promise<TokenDto> {
+    const row = await this.findAllowed(principal, id, 'token:update');
+    const now = this.clock.now();
+    const current = await this.fieldsOf(row);
+    const next = applyPatch(current, patch, this.engine, now);
+    const transform = transformFor(principal, 'token:update', next.containers);
+    if (transform === null) {
+      throw ApiError.forbidden('The application may not move tokens into these containers.');
+    }
+    Object.assign(row, { modifiedBy: principal.applicationId, modifiedAt: now });
+    await this.fill(row, next, '');
+    return this.tokens.manager.transaction(async (manager) => {
+      if (next.deduplicateToken === true && row.fingerprint !== null) {
+        await this.tokens.lockFingerprint(manager, row.tenantId, row.type, row.fingerprint);
+        const original = await this.tokens.findDuplicate(manager, row.tenantId, row.type, row.fingerprint, now, row.id);
+        if (original !== null) {
+          return this.presentDuplicate(principal, original);
+        }
+      }
+      await this.tokens.save(manager, row);
+      return this.present(row, next.data, atMostMask(transform));
+    });
+  }
+
+  async delete(principal: Principal, id: string): Promise<void> {
+    await this.findAllowed(principal, id, 'token:delete');
+    if (!(await this.tokens.tombstone(principal.tenantId, id, this.clock.now()))) {
+      throw ApiError.notFound('Token');
+    }
+  }
+
+  /** Tombstones every token past its expiry, batch by batch. */
+  async purgeExpired(now: Date, batchSize = 500): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const purged = await this.tokens.purgeExpiredBatch(now, batchSize);
+      total += purged;
+      if (purged < batchSize) {
+        return total;
+      }
+    }
+  }
+
+  /** 404 for unknown, deleted, expired and other tenants' tokens; 403 when no access rule allows it. */
+  private async findAllowed(principal: Principal, id: string, permission: Permission): Promise<Token> {
+    const row = await this.tokens.findLive(principal.tenantId, id, this.clock.now());
+    if (row === null) {
+      throw ApiError.notFound('Token');
+    }
+    if (transformFor(principal, permission, row.containers) === null) {
+      throw ApiError.forbidden(`No access rule grants ${permission} on this token's containers.`);
+    }
+    return row;
+  }
+
+  private tokenId(requested: string | undefined, fields: TokenFields, prefix: string): string {
+    const path = prefix === '' ? 'id' : `${prefix}.id`;
+    if (requested === undefined) {
+      return randomUUID();
+    }
+    let id = requested;
+    if (this.engine.isExpression(requested)) {
+      try {
+        const rendered = this.engine.render(requested, { data: fields.data });
+        id = typeof rendered === 'string' ? rendered : JSON.stringify(rendered);
+      } catch (err) {
+        throw ApiError.field(path, err instanceof ExpressionError ? err.message : 'is not a valid expression');
+      }
+    }
+    const problem = validateTokenId(id);
+    if (problem !== null) {
+      throw ApiError.field(path, problem);
+    }
+    return id;
+  }
+
+  /** Writes the fields onto the row: ciphertext, keyed fingerprint, case-folded metadata. */
+  private async fill(row: Token, fields: TokenFields, prefix: string): Promise<void> {
+    let fingerprintSource: string;
+    try {
+      fingerprintSource = this.engine.renderString(fields.fingerprintExpression, { data: fields.data, metadata: fields.metadata ?? {} });
+    } catch (err) {
+      const path = prefix === '' ? 'fingerprint_expression' : `${prefix}.fingerprint_expression`;
+      throw ApiError.field(path, err instanceof ExpressionError ? err.message : 'could not be evaluated');
+    }
+    Object.assign(row, {
+      type: fields.type,
+      data: await this.cipher.seal(row.tenantId, row.id, fields.data),
+      mask: fields.mask,
+      fingerprint: await this.cipher.fingerprint(row.tenantId, fields.type, fingerprintSource),
+      fingerprintExpression: fields.fingerprintExpression,
+      containers: fields.containers,
+      metadata: fields.metadata,
+      metadataCi: fields.metadata === null ? null : Object.fromEntries(Object.entries(fields.metadata).map(([k, v]) => [k, v.toLowerCase()])),
+      searchIndexes: fields.searchIndexes,
+      deduplicateToken: fields.deduplicateToken,
+      expiresAt: fields.expiresAt,
+    });
+  }
+
+  private async fieldsOf(row: Token): Promise<TokenFields> {
+    return {
+      type: row.type as TokenFields['type'],
+      data: await this.cipher.open(row.tenantId, row.id, row.data as Buffer),
+      mask: row.mask,
+      containers: row.containers,
+      metadata: row.metadata,
+      searchIndexes: row.searchIndexes,
+      fingerprintExpression: row.fingerprintExpression ?? '',
+      deduplicateToken: row.deduplicateToken,
+      expiresAt: row.expiresAt,
+    };
+  }
+
+  private async presentDuplicate(principal: Principal, existing: Token): Promise<TokenDto> {
+    const read = transformFor(principal, 'token:read', existing.containers);
+    if (read === null) {
+      return presentRedactedDuplicate(existing);
+    }
+    return { ...(await this.present(existing, undefined, atMostMask(read))), _extras: { deduplicated: true } };
+  }
+
+  /** Decrypts only when the transform shows something derived from the data. */
+  async present(row: Token, knownData: unknown, transform: Transform): Promise<TokenDto> {
+    if (transform === 'redact' || row.data === null) {
+      return presentToken(row, { transform });
+    }
+    const data = knownData !== undefined ? knownData : await this.cipher.open(row.tenantId, row.id, row.data);
+    return presentToken(row, { transform, data, mask: this.evaluateMask(row.mask, data) });
+  }
+
+  private evaluateMask(mask: unknown, data: unknown): unknown {
+    if (mask === null || mask === undefined) {
+      return undefined;
+    }
+    try {
+      return this.engine.renderDeep(mask, { data });
+    } catch {
+      // A mask that no longer fits the data (e.g. a json path that stopped matching) shows nothing.
+      return null;
+    }
+  }
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return err instanceof QueryFailedError && (err.driverError as { code?: string }).code === '23505';
+}
