@@ -18,7 +18,7 @@ export interface CreateAppOptions {
 
 export interface VaultApp {
   app: NestExpressApplication;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 export const BODY_LIMIT = '1mb';
@@ -41,7 +41,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
-  app.useBodyParser('json', { limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] });
+  // Not strict: /tokenize and merge patches accept any JSON value at the top level.
+  app.useBodyParser('json', { limit: BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] });
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
   app.useBodyParser('text', { limit: BODY_LIMIT, type: ['text/*'] });
   if (options.docs !== false) {

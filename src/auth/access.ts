@@ -1,4 +1,4 @@
-import { containerCovers } from '../tokens/rules/containers';
+import { containerCovers, normalizeRuleContainer } from '../tokens/rules/containers';
 import type { Transform } from './access-rules';
 import type { Permission } from './permissions';
 import type { Principal } from './principal';
@@ -22,12 +22,18 @@ export function transformFor(principal: Principal, permission: Permission, conta
   if (principal.rules.length === 0) {
     return principal.permissions.has(permission) ? (DEFAULT_TRANSFORM[permission] ?? 'redact') : null;
   }
+  // Rules are stored sorted by the applications API; choosing by priority keeps this right for any order.
+  let chosen: (typeof principal.rules)[number] | null = null;
   for (const rule of principal.rules) {
-    if (rule.permissions.includes(permission) && containers.some((c) => containerCovers(rule.container, c))) {
-      return rule.transform;
+    if (
+      (chosen === null || rule.priority < chosen.priority) &&
+      rule.permissions.includes(permission) &&
+      containers.some((c) => containerCovers(rule.container, c))
+    ) {
+      chosen = rule;
     }
   }
-  return null;
+  return chosen?.transform ?? null;
 }
 
 /**
@@ -38,7 +44,11 @@ export function containerScope(principal: Principal, permission: Permission): 'a
   if (principal.rules.length === 0) {
     return principal.permissions.has(permission) ? 'all' : [];
   }
-  return principal.rules.filter((r) => r.permissions.includes(permission)).map((r) => r.container);
+  // Normalized as containerCovers does, so a list shows exactly what a get would allow.
+  return principal.rules
+    .filter((r) => r.permissions.includes(permission))
+    .map((r) => normalizeRuleContainer(r.container))
+    .filter((c): c is string => c !== null);
 }
 
 /** Responses to writes show at most masked data, whatever the rule says. */

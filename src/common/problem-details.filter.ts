@@ -44,8 +44,15 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (httpStatus !== undefined && httpStatus >= 400 && httpStatus < 500) {
       return problem(httpStatus, FIXED_DETAIL[httpStatus] ?? problem(httpStatus).title);
     }
-    if (exception instanceof QueryFailedError && (exception.driverError as { code?: string }).code === '23505') {
-      return problem(409, 'A resource with the same identifier already exists.');
+    if (exception instanceof QueryFailedError) {
+      const code = (exception.driverError as { code?: string }).code;
+      if (code === '23505') {
+        return problem(409, 'A resource with the same identifier already exists.');
+      }
+      // PostgreSQL text and jsonb cannot hold U+0000 (22021 in text, 22P05 in jsonb): the input is at fault
+      if (code === '22021' || code === '22P05') {
+        return problem(400, 'The request contains a character that cannot be stored (U+0000).');
+      }
     }
     // Log the type and stack only: driver and library messages can quote input values.
     const err = exception instanceof Error ? exception : new Error('non-error thrown');

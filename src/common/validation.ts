@@ -1,4 +1,4 @@
-import { BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { ApiError, FieldErrors } from './api-error';
@@ -8,17 +8,62 @@ import { problem } from './problem-details';
 export function flattenValidationErrors(errors: ValidationError[], prefix = ''): FieldErrors {
   const out: FieldErrors = {};
   for (const error of errors) {
-    const path = prefix === '' ? error.property : `${prefix}.${error.property}`;
+    const path = childPath(prefix, error.property);
     if (error.constraints !== undefined) {
-      out[path] = Object.values(error.constraints).map((m) => m.replace(/^\S+ /, `${path} `));
+      // Default messages start with the bare property name; other messages (whitelist, `each`) are kept as they are
+      const messages = Object.values(error.constraints).map((m) =>
+        m.startsWith(`${error.property} `) ? `${path}${m.slice(error.property.length)}` : m,
+      );
+      // defineProperty so a body member named "__proto__" stays an ordinary key of the errors object
+      Object.defineProperty(out, path, { value: messages, enumerable: true, writable: true, configurable: true });
     }
-    Object.assign(out, flattenValidationErrors(error.children ?? [], path));
+    for (const [key, value] of Object.entries(flattenValidationErrors(error.children ?? [], path))) {
+      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    }
   }
   return out;
 }
 
+/** Request paths as the services write them: `rules[0].container`, not `rules.0.container`. */
+function childPath(prefix: string, property: string): string {
+  if (prefix === '') {
+    return property;
+  }
+  return /^\d+$/.test(property) ? `${prefix}[${property}]` : `${prefix}.${property}`;
+}
+
+/** DTO bodies are shallow; class-transformer recurses without a limit, so deeper input would overflow the stack (a 500). */
+export const MAX_DTO_DEPTH = 64;
+
+/** True when `value` nests objects or arrays deeper than `limit` levels; iterative, so it cannot overflow itself. */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [current, depth] = pending.pop()!;
+    if (typeof current !== 'object' || current === null) {
+      continue;
+    }
+    if (depth >= limit) {
+      return true;
+    }
+    for (const child of Object.values(current)) {
+      pending.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
+class DepthLimitedValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (this.toValidate(metadata) && nestedDeeperThan(value, MAX_DTO_DEPTH)) {
+      throw new BadRequestException({ problem: problem(400, `The ${metadata.type} is nested deeper than ${MAX_DTO_DEPTH} levels.`) });
+    }
+    return super.transform(value, metadata) as Promise<unknown>;
+  }
+}
+
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new DepthLimitedValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,

@@ -7,9 +7,9 @@ import { TenantKeysService } from '../crypto/tenant-keys.service';
 export class TokenCipher {
   constructor(private readonly keys: TenantKeysService) {}
 
-  async seal(tenantId: string, tokenId: string, data: unknown): Promise<Buffer> {
+  async seal(tenantId: string, tokenId: string, data: unknown): Promise<{ blob: Buffer; version: number }> {
     const { version, key } = await this.keys.activeDataKey(tenantId);
-    return seal(key, version, Buffer.from(JSON.stringify(data), 'utf8'), aad(tenantId, tokenId));
+    return { blob: seal(key, version, Buffer.from(JSON.stringify(data), 'utf8'), aad(tenantId, tokenId)), version };
   }
 
   async open(tenantId: string, tokenId: string, blob: Buffer): Promise<unknown> {

@@ -18,6 +18,10 @@ export class Token {
   @Column('bytea', { nullable: true })
   data: Buffer | null;
 
+  /** Data-key version of `data` (also inside the blob): lets re-encryption find old rows by index. */
+  @Column('int', { name: 'data_key_version', nullable: true })
+  dataKeyVersion: number | null;
+
   @Column('jsonb', { nullable: true })
   mask: unknown;
 

@@ -5,7 +5,7 @@ import { Principal } from '../auth/principal';
 import { RequireContentType } from '../common/content-type.guard';
 import { Page } from '../common/pagination';
 import { validatePlain } from '../common/validation';
-import { CreateTokenDto, ListTokensQueryDto, TokenDto, TokenPageDto, UpdateTokenDto } from './dto/token.dto';
+import { CreateTokenDto, ListTokensQueryDto, SearchTokensDto, TokenDto, TokenPageDto, UpdateTokenDto } from './dto/token.dto';
 import { TokensService } from './tokens.service';
 
 const METADATA_PREFIX = 'metadata.';
@@ -33,6 +33,14 @@ export class TokensController {
   list(@CurrentPrincipal() p: Principal, @Query() raw: Record<string, unknown>): Promise<Page<TokenDto>> {
     const { query, metadata } = splitMetadataFilters(raw);
     return this.tokens.list(p, validatePlain(ListTokensQueryDto, query), metadata);
+  }
+
+  @Post('search')
+  @HttpCode(200)
+  @RequirePermission('token:search')
+  @ApiOkResponse({ type: TokenPageDto })
+  search(@CurrentPrincipal() p: Principal, @Body() dto: SearchTokensDto): Promise<Page<TokenDto>> {
+    return this.tokens.search(p, dto);
   }
 
   @Get(':id')

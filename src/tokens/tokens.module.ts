@@ -1,16 +1,19 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ExpressionsModule } from '../expressions';
+import { DetokenizeService } from './detokenize.service';
 import { TokenCipher } from './token-cipher.service';
 import { Token } from './token.entity';
+import { TokenizeController } from './tokenize.controller';
+import { TokenizeService } from './tokenize.service';
 import { TokensController } from './tokens.controller';
 import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Token]), ExpressionsModule],
-  controllers: [TokensController],
-  providers: [TokensService, TokensRepository, TokenCipher],
-  exports: [TokensService],
+  controllers: [TokensController, TokenizeController],
+  providers: [TokensService, TokensRepository, TokenCipher, TokenizeService, DetokenizeService],
+  exports: [TokensService, DetokenizeService],
 })
 export class TokensModule {}

@@ -9,6 +9,8 @@ export interface TokenListFilter {
   types?: string[];
   /** lower-cased values, ANDed */
   metadata: Record<string, string>;
+  /** blind index hashes the token must all have */
+  indexHashes?: string[];
   /** container prefixes the caller may read, or 'all' */
   scope: 'all' | string[];
   offset: number;
@@ -16,10 +18,10 @@ export interface TokenListFilter {
 }
 
 /** Columns cleared when a token is deleted or purged: nothing derived from its data survives. */
-const TOMBSTONE_SQL = `data = NULL, mask = NULL, fingerprint = NULL, fingerprint_expression = NULL, containers = '{}',
+const TOMBSTONE_SQL = `data = NULL, data_key_version = NULL, mask = NULL, fingerprint = NULL, fingerprint_expression = NULL, containers = '{}',
   metadata = NULL, metadata_ci = NULL, search_indexes = NULL`;
 
-/** TypeORM returns [rows, count] for UPDATE ... RETURNING on postgres. */
+/** TypeORM returns [rows, count] for a bare UPDATE ... RETURNING on postgres, rows for a SELECT. */
 function affected(result: unknown[]): number {
   return Array.isArray(result[0]) ? result[0].length : result.length;
 }
@@ -75,6 +77,12 @@ export class TokensRepository {
     if (Object.keys(filter.metadata).length > 0) {
       query.andWhere('t.metadata_ci @> :metadata::jsonb', { metadata: JSON.stringify(filter.metadata) });
     }
+    (filter.indexHashes ?? []).forEach((hash, i) => {
+      query.andWhere(
+        `EXISTS (SELECT 1 FROM token_search_indexes i${i} WHERE i${i}.tenant_id = t.tenant_id AND i${i}.token_id = t.id AND i${i}.hash = :hash${i})`,
+        { [`hash${i}`]: hash },
+      );
+    });
     if (filter.scope !== 'all') {
       const prefixes = filter.scope.map((c) => `${c.replace(/[\\%_]/g, (m) => `\\${m}`)}%`);
       query.andWhere('EXISTS (SELECT 1 FROM unnest(t.containers) AS c WHERE c LIKE ANY(:prefixes))', { prefixes });
@@ -82,21 +90,38 @@ export class TokensRepository {
     return query.orderBy('t.created_at', 'DESC').addOrderBy('t.id', 'ASC').skip(filter.offset).take(filter.limit).getManyAndCount();
   }
 
-  async insert(manager: EntityManager, token: Token): Promise<void> {
-    await manager.insert(Token, token as QueryDeepPartialEntity<Token>);
+  /** One INSERT for all the tokens and one for all their blind indexes. */
+  async insert(manager: EntityManager, tokens: { row: Token; indexHashes: string[] }[]): Promise<void> {
+    await manager.insert(Token, tokens.map((t) => t.row) as QueryDeepPartialEntity<Token>[]);
+    await this.insertIndexes(manager, tokens);
   }
 
-  async save(manager: EntityManager, token: Token): Promise<void> {
+  async save(manager: EntityManager, token: Token, indexHashes: string[]): Promise<void> {
     const { tenantId, id, ...columns } = token;
     await manager.update(Token, { tenantId, id }, columns as QueryDeepPartialEntity<Token>);
+    await manager.query('DELETE FROM token_search_indexes WHERE tenant_id = $1 AND token_id = $2', [tenantId, id]);
+    await this.insertIndexes(manager, [{ row: token, indexHashes }]);
+  }
+
+  private async insertIndexes(manager: EntityManager, tokens: { row: Token; indexHashes: string[] }[]): Promise<void> {
+    const rows = tokens.flatMap((t) => t.indexHashes.map((hash) => [t.row.tenantId, hash, t.row.id]));
+    if (rows.length === 0) {
+      return;
+    }
+    const placeholders = rows.map((_, i) => `($${i * 3 + 1}, $${i * 3 + 2}, $${i * 3 + 3})`).join(', ');
+    await manager.query(`INSERT INTO token_search_indexes (tenant_id, hash, token_id) VALUES ${placeholders}`, rows.flat());
   }
 
   /** Deletes the data for good and keeps the row as an audit reference. */
   async tombstone(tenantId: string, id: string, now: Date): Promise<boolean> {
     const rows: unknown[] = await this.tokens.query(
-      `UPDATE tokens SET ${TOMBSTONE_SQL}, deleted_at = $3
-       WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL AND (expires_at IS NULL OR expires_at > $3)
-       RETURNING 1`,
+      `WITH gone AS (
+         UPDATE tokens SET ${TOMBSTONE_SQL}, deleted_at = $3
+         WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL AND (expires_at IS NULL OR expires_at > $3)
+         RETURNING tenant_id, id),
+       unindexed AS (
+         DELETE FROM token_search_indexes i USING gone WHERE i.tenant_id = gone.tenant_id AND i.token_id = gone.id)
+       SELECT 1 FROM gone`,
       [tenantId, id, now],
     );
     return affected(rows) > 0;
@@ -108,20 +133,24 @@ export class TokensRepository {
    */
   async purgeExpiredBatch(now: Date, batchSize: number): Promise<number> {
     const rows: unknown[] = await this.tokens.query(
-      `UPDATE tokens SET ${TOMBSTONE_SQL}, deleted_at = $1
-       WHERE (tenant_id, id) IN (
-         SELECT tenant_id, id FROM tokens
-         WHERE deleted_at IS NULL AND expires_at IS NOT NULL AND expires_at <= $1
-         LIMIT $2 FOR UPDATE SKIP LOCKED)
-       RETURNING 1`,
+      `WITH gone AS (
+         UPDATE tokens SET ${TOMBSTONE_SQL}, deleted_at = $1
+         WHERE (tenant_id, id) IN (
+           SELECT tenant_id, id FROM tokens
+           WHERE deleted_at IS NULL AND expires_at IS NOT NULL AND expires_at <= $1
+           LIMIT $2 FOR UPDATE SKIP LOCKED)
+         RETURNING tenant_id, id),
+       unindexed AS (
+         DELETE FROM token_search_indexes i USING gone WHERE i.tenant_id = gone.tenant_id AND i.token_id = gone.id)
+       SELECT 1 FROM gone`,
       [now, batchSize],
     );
     return affected(rows);
   }
 }
 
-function live<T extends SelectQueryBuilder<Token> | ReturnType<Repository<Token>['createQueryBuilder']>>(query: T, now: Date): T {
+function live(query: SelectQueryBuilder<Token>, now: Date): SelectQueryBuilder<Token> {
   return query
     .where('t.deleted_at IS NULL')
-    .andWhere(new Brackets((q) => q.where('t.expires_at IS NULL').orWhere('t.expires_at > :now', { now }))) as T;
+    .andWhere(new Brackets((q) => q.where('t.expires_at IS NULL').orWhere('t.expires_at > :now', { now })));
 }

@@ -9,17 +9,20 @@ import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
 import { Page, PageQueryDto, pageOf, pageOffset } from '../common/pagination';
 import { ExpressionEngine, ExpressionError } from '../expressions';
-import { TokenDto } from './dto/token.dto';
+import { SearchTokensDto, TokenDto } from './dto/token.dto';
+import { parseSearchQuery } from './search-query';
 import { validateTokenId } from './rules/token-id';
 import { TokenCipher } from './token-cipher.service';
 import { readCreateRequest, applyPatch, TokenFields } from './token-fields';
 import { presentRedactedDuplicate, presentToken } from './token-presenter';
 import { Token } from './token.entity';
-import { TokensRepository } from './tokens.repository';
+import { TokenListFilter, TokensRepository } from './tokens.repository';
 
 export interface PreparedToken {
   row: Token;
   fields: TokenFields;
+  /** Blind indexes of the rendered search_indexes. */
+  indexHashes: string[];
   /** The caller's transform for the create response. */
   transform: Transform;
 }
@@ -32,6 +35,10 @@ export class TokensService {
     private readonly engine: ExpressionEngine,
     private readonly clock: Clock,
   ) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.tokens.manager.transaction(work);
+  }
 
   async create(principal: Principal, body: Record<string, unknown>): Promise<TokenDto> {
     const prepared = await this.prepare(principal, body);
@@ -57,8 +64,8 @@ export class TokensService {
       modifiedAt: null,
       deletedAt: null,
     });
-    await this.fill(row, fields, prefix);
-    return { row, fields, transform: atMostMask(transform) };
+    const indexHashes = await this.fill(row, fields, prefix);
+    return { row, fields, indexHashes, transform: atMostMask(transform) };
   }
 
   /** Inserts a prepared token in the caller's transaction, returning the existing one when deduplicating. */
@@ -72,11 +79,32 @@ export class TokensService {
       }
     }
     try {
-      await this.tokens.insert(manager, row);
+      await this.tokens.insert(manager, [prepared]);
     } catch (err) {
       throw isUniqueViolation(err) ? ApiError.conflict('A token with this id already exists.') : err;
     }
     return this.present(row, fields.data, prepared.transform);
+  }
+
+  /** Inserts many prepared tokens in one transaction: plain ones in one batch, deduplicating ones one by one. */
+  async insertMany(manager: EntityManager, principal: Principal, prepared: PreparedToken[]): Promise<TokenDto[]> {
+    const batch = prepared.filter((p) => p.fields.deduplicateToken !== true);
+    try {
+      if (batch.length > 0) {
+        await this.tokens.insert(manager, batch);
+      }
+    } catch (err) {
+      throw isUniqueViolation(err) ? ApiError.conflict('A token with this id already exists.') : err;
+    }
+    const results: TokenDto[] = [];
+    for (const p of prepared) {
+      results.push(
+        p.fields.deduplicateToken === true
+          ? await this.insertPrepared(manager, principal, p)
+          : await this.present(p.row, p.fields.data, p.transform),
+      );
+    }
+    return results;
   }
 
   async get(principal: Principal, id: string): Promise<TokenDto> {
@@ -85,18 +113,45 @@ export class TokensService {
   }
 
   async list(principal: Principal, query: PageQueryDto & { id?: string[]; type?: string[] }, metadata: Record<string, string>): Promise<Page<TokenDto>> {
-    const scope = containerScope(principal, 'token:read');
+    const lowered = Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, v.toLowerCase()]));
+    return this.page(principal, 'token:read', { ids: query.id, types: query.type, metadata: lowered }, query);
+  }
+
+  /** POST /tokens/search: blind-index, id, type and metadata terms, ANDed. */
+  async search(principal: Principal, dto: SearchTokensDto): Promise<Page<TokenDto>> {
+    const terms = parseSearchQuery(dto.query);
+    const ids = [...new Set(terms.ids)];
+    if (ids.length > 1) {
+      return pageOf([], 0, dto);
+    }
+    const indexHashes = await Promise.all(terms.data.map((v) => this.cipher.blindIndex(principal.tenantId, v)));
+    const filter = {
+      ids: ids.length === 1 ? ids : undefined,
+      types: terms.types.length > 0 ? terms.types : undefined,
+      metadata: terms.metadata,
+      indexHashes,
+    };
+    return this.page(principal, 'token:search', filter, dto);
+  }
+
+  /** One page of live tokens the caller may see with `permission`, data per its transform. */
+  private async page(
+    principal: Principal,
+    permission: Permission,
+    filter: Omit<TokenListFilter, 'scope' | 'offset' | 'limit'>,
+    query: PageQueryDto,
+  ): Promise<Page<TokenDto>> {
+    const scope = containerScope(principal, permission);
     if (scope !== 'all' && scope.length === 0) {
       return pageOf([], 0, query);
     }
-    const lowered = Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, v.toLowerCase()]));
     const [rows, total] = await this.tokens.list(
       principal.tenantId,
-      { ids: query.id, types: query.type, metadata: lowered, scope, offset: pageOffset(query), limit: query.size },
+      { ...filter, scope, offset: pageOffset(query), limit: query.size },
       this.clock.now(),
     );
     const data = await Promise.all(
-      rows.map((row) => this.present(row, undefined, transformFor(principal, 'token:read', row.containers) ?? 'redact')),
+      rows.map((row) => this.present(row, undefined, transformFor(principal, permission, row.containers) ?? 'redact')),
     );
     return pageOf(data, total, query);
   }
@@ -111,7 +166,7 @@ export class TokensService {
       throw ApiError.forbidden('The application may not move tokens into these containers.');
     }
     Object.assign(row, { modifiedBy: principal.applicationId, modifiedAt: now });
-    await this.fill(row, next, '');
+    const indexHashes = await this.fill(row, next, '');
     return this.tokens.manager.transaction(async (manager) => {
       if (next.deduplicateToken === true && row.fingerprint !== null) {
         await this.tokens.lockFingerprint(manager, row.tenantId, row.type, row.fingerprint);
@@ -120,7 +175,7 @@ export class TokensService {
           return this.presentDuplicate(principal, original);
         }
       }
-      await this.tokens.save(manager, row);
+      await this.tokens.save(manager, row, indexHashes);
       return this.present(row, next.data, atMostMask(transform));
     });
   }
@@ -177,18 +232,28 @@ export class TokensService {
     return id;
   }
 
-  /** Writes the fields onto the row: ciphertext, keyed fingerprint, case-folded metadata. */
-  private async fill(row: Token, fields: TokenFields, prefix: string): Promise<void> {
-    let fingerprintSource: string;
-    try {
-      fingerprintSource = this.engine.renderString(fields.fingerprintExpression, { data: fields.data, metadata: fields.metadata ?? {} });
-    } catch (err) {
-      const path = prefix === '' ? 'fingerprint_expression' : `${prefix}.fingerprint_expression`;
-      throw ApiError.field(path, err instanceof ExpressionError ? err.message : 'could not be evaluated');
-    }
+  /**
+   * Writes the fields onto the row (ciphertext, keyed fingerprint, case-folded metadata) and returns the
+   * blind indexes of its search indexes.
+   */
+  private async fill(row: Token, fields: TokenFields, prefix: string): Promise<string[]> {
+    const at = (path: string): string => (prefix === '' ? path : `${prefix}.${path}`);
+    const fingerprintSource = this.evaluate(
+      () => this.engine.renderString(fields.fingerprintExpression, { data: fields.data, metadata: fields.metadata ?? {} }),
+      at('fingerprint_expression'),
+    );
+    const indexValues = (fields.searchIndexes ?? []).map((expression, i) => {
+      const value = this.evaluate(() => this.engine.render(expression, { data: fields.data }), at(`search_indexes[${i}]`));
+      if (value === null || value === undefined || value === '') {
+        throw ApiError.field(at(`search_indexes[${i}]`), 'rendered an empty value');
+      }
+      return typeof value === 'string' ? value : JSON.stringify(value);
+    });
+    const sealed = await this.cipher.seal(row.tenantId, row.id, fields.data);
     Object.assign(row, {
       type: fields.type,
-      data: await this.cipher.seal(row.tenantId, row.id, fields.data),
+      data: sealed.blob,
+      dataKeyVersion: sealed.version,
       mask: fields.mask,
       fingerprint: await this.cipher.fingerprint(row.tenantId, fields.type, fingerprintSource),
       fingerprintExpression: fields.fingerprintExpression,
@@ -199,6 +264,16 @@ export class TokensService {
       deduplicateToken: fields.deduplicateToken,
       expiresAt: fields.expiresAt,
     });
+    const hashes = await Promise.all(indexValues.map((v) => this.cipher.blindIndex(row.tenantId, v)));
+    return [...new Set(hashes)];
+  }
+
+  private evaluate<T>(render: () => T, path: string): T {
+    try {
+      return render();
+    } catch (err) {
+      throw ApiError.field(path, err instanceof ExpressionError ? err.message : 'could not be evaluated');
+    }
   }
 
   private async fieldsOf(row: Token): Promise<TokenFields> {

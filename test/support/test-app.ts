@@ -1,6 +1,5 @@
 import { Writable } from 'node:stream';
 import request from 'supertest';
-import type { App } from 'supertest/types';
 import { DataSource } from 'typeorm';
 import { createApp, VaultApp } from '../../src/app';
 import { ApplicationsService } from '../../src/applications/applications.service';
@@ -23,12 +22,12 @@ export interface TestTenant {
 
 /** The real application on a fresh database, with factories for tenants and applications. */
 export class TestContext {
-  readonly logs: string[] = [];
-
   private constructor(
     readonly vault: VaultApp,
     readonly config: AppConfig,
     readonly database: DatabaseRuntime,
+    /** The app's JSON log lines, captured for leak checks. */
+    readonly logs: string[],
   ) {}
 
   static async create(env: Record<string, string> = {}): Promise<TestContext> {
@@ -42,14 +41,11 @@ export class TestContext {
       },
     });
     const vault = await createApp(config, { database, logStream });
-    const ctx = new TestContext(vault, config, database);
-    ctx.logs.push(...logs);
-    (ctx as { logs: string[] }).logs = logs;
-    return ctx;
+    return new TestContext(vault, config, database, logs);
   }
 
   get http(): ReturnType<typeof request> {
-    return request(this.vault.app.getHttpServer() as App);
+    return request(this.vault.app.getHttpServer());
   }
 
   get dataSource(): DataSource {

@@ -112,3 +112,13 @@ export class TokenPageDto {
   @ApiProperty({ type: PaginationDto }) pagination: PaginationDto;
   @ApiProperty({ type: [TokenDto] }) data: TokenDto[];
 }
+
+export class SearchTokensDto extends PageQueryDto {
+  @ApiProperty({
+    example: 'data:4242424242424242 AND metadata.customer:acme',
+    description: 'Terms data:<indexed value>, id:<id>, type:<type>, metadata.<key>:<value>, ANDed; quote values with spaces.',
+  })
+  @IsString()
+  @MaxLength(2000)
+  query: string;
+}

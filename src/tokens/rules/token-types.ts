@@ -6,7 +6,8 @@ export type TokenType = (typeof TOKEN_TYPES)[number];
 export interface TokenTypeDefaults {
   containers: string[];
   fingerprintExpression: string;
-  mask: unknown | null;
+  /** null when the type has no default mask */
+  mask: unknown;
 }
 
 export function isTokenType(value: unknown): value is TokenType {

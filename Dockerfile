@@ -1,0 +1,38 @@
+# syntax=docker/dockerfile:1
+# Token Vault image. Build: docker build -t token-vault .
+# Run:   docker run -p 3000:3000 -e DATABASE_URL=postgres://... -e VAULT_MASTER_KEYS=id:base64key token-vault
+
+# --- build: compile TypeScript to dist/ ---------------------------------------------------------------
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json scripts/npm-ci.sh ./
+RUN --mount=type=cache,target=/root/.npm ./npm-ci.sh
+COPY tsconfig.json tsconfig.build.json ormconfig.ts ./
+COPY src ./src
+RUN npm run build
+
+# --- deps: production dependencies only ----------------------------------------------------------------
+FROM node:24-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json scripts/npm-ci.sh ./
+RUN --mount=type=cache,target=/root/.npm ./npm-ci.sh --omit=dev
+
+# --- runtime -------------------------------------------------------------------------------------------
+FROM node:24-bookworm-slim AS runtime
+WORKDIR /app
+ENV NODE_ENV=production \
+    PORT=3000 \
+    DATA_DIR=/app/data
+# Code and dependencies stay owned by root (read-only to the service); only the data folder is writable,
+# for the embedded database when DATABASE_URL is not set (mount a volume there to keep it).
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+RUN mkdir -p /app/data && chown node:node /app/data
+USER node
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Migrations run at boot (MIGRATIONS_RUN defaults to true). With MIGRATIONS_RUN=false, apply them as a
+# separate step: docker run --rm -e DATABASE_URL=... <image> node dist/src/cli.js migrate
+CMD ["node", "dist/src/main.js"]

@@ -1,0 +1,154 @@
+'use strict';
+/** Starts the built service as a child process on loopback, on a throw-away database, and stops it. */
+const { spawn } = require('node:child_process');
+const { randomBytes, randomInt } = require('node:crypto');
+const { mkdtempSync, rmSync } = require('node:fs');
+const { createServer } = require('node:net');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+const { Client } = require('pg');
+
+const ROOT = join(__dirname, '..');
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const READY_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 10_000;
+
+/** An API key in the service's format: key_ + 44 base58 characters (about 256 bits). */
+function generateApiKey() {
+  let key = 'key_';
+  for (let i = 0; i < 44; i += 1) {
+    key += BASE58[randomInt(BASE58.length)];
+  }
+  return key;
+}
+
+function freeLoopbackPort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A fresh database on the PostgreSQL server of `url`, dropped by the returned cleanup. */
+async function createPostgresDatabase(url) {
+  const name = `tv_bench_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = async (sql) => {
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  return { url: target.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/**
+ * Starts `node dist/src/main.js` with a generated bootstrap key, on a temporary embedded database or, when
+ * `postgresUrl` is given, on a new database of that server. Resolves once /health/ready answers 200.
+ */
+async function startServer({ postgresUrl }) {
+  const port = await freeLoopbackPort();
+  const key = generateApiKey();
+  const dataDir = mkdtempSync(join(tmpdir(), 'tv-bench-'));
+  const postgres = postgresUrl ? await createPostgresDatabase(postgresUrl) : null;
+  const env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    VAULT_BOOTSTRAP_API_KEY: key,
+    VAULT_MASTER_KEYS: `bench-1:${randomBytes(32).toString('base64')}`,
+    ...(postgres ? { DATABASE_URL: postgres.url } : {}),
+  };
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'src', 'main.js')], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = [];
+  const keep = (chunk) => {
+    output.push(
+      ...chunk
+        .toString()
+        .split('\n')
+        .filter((line) => line.trim() !== ''),
+    );
+    output.splice(0, Math.max(0, output.length - 40));
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+
+  const server = {
+    baseUrl: `http://127.0.0.1:${port}`,
+    key,
+    database: postgres ? 'PostgreSQL' : 'embedded',
+    output,
+    /** Stops the process (SIGTERM, then SIGKILL), then removes its data. Safe to call more than once. */
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+        await exited;
+        clearTimeout(timer);
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+      if (postgres) {
+        await postgres.drop();
+      }
+    },
+    /** For process 'exit' handlers, which cannot wait. */
+    killNow() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+      }
+    },
+  };
+
+  try {
+    await waitUntilReady(server.baseUrl, exited, output);
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
+  return server;
+}
+
+async function waitUntilReady(baseUrl, exited, output) {
+  let exit = null;
+  void exited.then((value) => {
+    exit = value;
+  });
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (exit !== null) {
+      throw new Error(
+        `the server exited (${exit.signal ?? `code ${exit.code}`}) before it was ready:\n${output.join('\n')}`,
+      );
+    }
+    try {
+      const response = await fetch(`${baseUrl}/health/ready`, { signal: AbortSignal.timeout(2000) });
+      if (response.ok) {
+        return;
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`the server was not ready after ${READY_TIMEOUT_MS / 1000} s:\n${output.join('\n')}`);
+}
+
+module.exports = { startServer, generateApiKey };

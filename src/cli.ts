@@ -1,0 +1,277 @@
+/**
+ * Operator commands: `npm run cli -- <command> [options]` (or `node dist/src/cli.js <command>` in the image).
+ * Each command opens the configured database itself, does one thing, and exits.
+ */
+import { ConsoleLogger, INestApplicationContext, LogLevel as NestLogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { createConnection } from 'node:net';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DataSource } from 'typeorm';
+import { AppModule } from './app.module';
+import { AppConfig, ConfigError, loadConfig, LogLevel } from './config/app-config';
+import { openDatabase } from './database/database';
+import { TenantsService } from './tenants/tenants.service';
+
+/** Wrong usage: the message and the command's usage are printed, exit code 2. */
+class UsageError extends Error {}
+/** An expected failure with a message meant for the operator (no stack), exit code 1. */
+class CliError extends Error {}
+
+interface Command {
+  usage: string;
+  summary: string;
+  run(args: string[], config: AppConfig): Promise<void>;
+}
+
+const COMMANDS: Record<string, Command> = {
+  'tenant:create': {
+    usage: 'tenant:create --name <name> --owner-email <email> [--json]',
+    summary: 'Create a tenant, its OWNER member and a management application; print its key once.',
+    run: createTenant,
+  },
+  migrate: {
+    usage: 'migrate',
+    summary: 'Apply pending database migrations (the service also applies them at boot).',
+    run: migrate,
+  },
+  help: {
+    usage: 'help [command]',
+    summary: 'Show this help.',
+    run: (args) => {
+      printHelp(args[0]);
+      return Promise.resolve();
+    },
+  },
+};
+
+function findCommand(name: string): Command | undefined {
+  return Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+}
+
+function printHelp(command?: string, write: (text: string) => void = out): void {
+  const known = command !== undefined ? findCommand(command) : undefined;
+  if (known !== undefined) {
+    write(`Usage: npm run cli -- ${known.usage}\n\n${known.summary}`);
+    return;
+  }
+  write(
+    [
+      'Token Vault operator commands',
+      '',
+      'Usage: npm run cli -- <command> [options]     (in the container: node dist/src/cli.js <command>)',
+      '',
+      ...Object.values(COMMANDS).map((c) => `  ${c.usage}\n      ${c.summary}`),
+      '',
+      'The database comes from the same environment as the service: DATABASE_URL for PostgreSQL, otherwise',
+      'the embedded database under DATA_DIR (default ./data). The embedded database can be opened by one',
+      'process at a time: stop the server before running a command on it.',
+    ].join('\n'),
+  );
+}
+
+async function createTenant(args: string[], config: AppConfig): Promise<void> {
+  const { values } = parse(args, {
+    name: { type: 'string' },
+    'owner-email': { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const name = typeof values.name === 'string' ? values.name.trim() : '';
+  const ownerEmail = typeof values['owner-email'] === 'string' ? values['owner-email'].trim() : '';
+  if (name === '' || name.length > 200) {
+    throw new UsageError('--name is required (1 to 200 characters)');
+  }
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(ownerEmail)) {
+    throw new UsageError('--owner-email is required and must be an e-mail address');
+  }
+  const created = await withAppContext(config, (app) =>
+    app.get(TenantsService).createTenant(name, ownerEmail),
+  );
+  if (values.json === true) {
+    out(
+      JSON.stringify({
+        tenant_id: created.tenant.id,
+        name: created.tenant.name,
+        application_id: created.application.id,
+        key: created.key,
+      }),
+    );
+    return;
+  }
+  out(
+    [
+      `Created tenant "${created.tenant.name}" (${created.tenant.id}) owned by ${ownerEmail.toLowerCase()}.`,
+      `Management application: ${created.application.id}`,
+      `Management key (shown once, store it now): ${created.key}`,
+    ].join('\n'),
+  );
+}
+
+async function migrate(args: string[], config: AppConfig): Promise<void> {
+  parse(args, {});
+  await assertEmbeddedDatabaseFree(config);
+  const database = await openDatabase({ ...config, migrationsRun: false });
+  const dataSource = new DataSource(database.options);
+  try {
+    await dataSource.initialize();
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    const where = database.embedded ? `Embedded database in ${config.dataDir}` : 'PostgreSQL';
+    const total = dataSource.migrations.length;
+    out(
+      applied.length === 0
+        ? `${where}: the schema is up to date (${total} migration${total === 1 ? '' : 's'}).`
+        : `${where}: applied ${applied.map((m) => m.name).join(', ')}.`,
+    );
+  } finally {
+    if (dataSource.isInitialized) {
+      await dataSource.destroy();
+    }
+    await database.close();
+  }
+}
+
+/** The application's modules without the HTTP layer: services as the server runs them. */
+async function withAppContext<T>(
+  config: AppConfig,
+  fn: (app: INestApplicationContext) => Promise<T>,
+): Promise<T> {
+  await assertEmbeddedDatabaseFree(config);
+  const database = await openDatabase(config);
+  try {
+    const app = await NestFactory.createApplicationContext(
+      AppModule.register({ config, database, logStream: process.stderr }),
+      {
+        logger: new StderrLogger({
+          logLevels: nestLevels(config.logLevel),
+          colors: process.stderr.isTTY === true,
+        }),
+        abortOnError: false,
+      },
+    );
+    try {
+      return await fn(app);
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+/**
+ * PGlite takes no lock on its folder: a second process would open the server's database and corrupt it.
+ * A running server answers on the socket inside DATA_DIR, so refuse before opening anything. (When that
+ * path is too long the server listens on a loopback port instead, and this check cannot see it.)
+ */
+async function assertEmbeddedDatabaseFree(config: AppConfig): Promise<void> {
+  if (config.databaseUrl !== null) {
+    return;
+  }
+  const socketPath = join(config.dataDir, 'db', '.s.PGSQL.5432');
+  const inUse = await new Promise<boolean>((resolve) => {
+    const socket = createConnection({ path: socketPath });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    // ENOENT (never started) or ECONNREFUSED (a socket file left by a stopped server): free.
+    socket.once('error', () => resolve(false));
+  });
+  if (inUse) {
+    throw new CliError(
+      `The embedded database in ${config.dataDir} is in use: Token Vault is running on it.\n` +
+        'Stop the server and run the command again (the embedded database admits one process at a time).',
+    );
+  }
+}
+
+/** Nest's console logger on stderr, so stdout carries only the command's result (a key, JSON). */
+class StderrLogger extends ConsoleLogger {
+  protected override printMessages(
+    messages: unknown[],
+    context?: string,
+    logLevel?: NestLogLevel,
+    _writeStreamType?: 'stdout' | 'stderr',
+    errorStack?: unknown,
+  ): void {
+    super.printMessages(messages, context, logLevel, 'stderr', errorStack);
+  }
+}
+
+const NEST_LEVELS: NestLogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
+const LEVEL_COUNT: Record<LogLevel, number> = {
+  silent: 0,
+  fatal: 1,
+  error: 2,
+  warn: 3,
+  info: 4,
+  debug: 5,
+  trace: 6,
+};
+
+function nestLevels(level: LogLevel): NestLogLevel[] {
+  return NEST_LEVELS.slice(0, LEVEL_COUNT[level]);
+}
+
+type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
+
+function parse(args: string[], options: OptionSpec): ReturnType<typeof parseArgs> {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false });
+  } catch (err) {
+    // node:util reports unknown options and missing values with a readable message.
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+function out(text: string): void {
+  process.stdout.write(`${text}\n`);
+}
+
+function fail(text: string): void {
+  process.stderr.write(`${text}\n`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name = 'help', ...args] = argv;
+  if (name === '--help' || name === '-h') {
+    printHelp();
+    return 0;
+  }
+  const command = findCommand(name);
+  if (command === undefined) {
+    fail(`Unknown command: ${name}\n`);
+    printHelp(undefined, fail);
+    return 2;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    printHelp(name);
+    return 0;
+  }
+  try {
+    // The CLI logs warnings and errors only, unless LOG_LEVEL says otherwise.
+    const config = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
+    await command.run(args, config);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      fail(`${err.message}\nUsage: npm run cli -- ${command.usage}`);
+      return 2;
+    }
+    if (err instanceof ConfigError) {
+      fail(`Configuration error: ${err.message}`);
+      return 1;
+    }
+    if (err instanceof CliError) {
+      fail(err.message);
+      return 1;
+    }
+    fail(`${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  // Exit explicitly: a command is done when main() settles, whatever handles a library left open.
+  void main(process.argv.slice(2)).then((code) => process.exit(code));
+}

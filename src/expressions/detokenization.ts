@@ -1,0 +1,67 @@
+/** A `{{ <id> }}`, `{{ <id> | filters }}` or `{{ token: <id> | filters }}` reference inside a string. */
+export interface TokenReference {
+  start: number;
+  end: number;
+  id: string;
+  /** `token:` form: the whole token object instead of its data. */
+  wholeToken: boolean;
+  /** The filter chain as written, starting with `|`, or ''. */
+  filters: string;
+}
+
+// Token ids never contain whitespace, `|`, `{` or `}` (DESIGN §7 id rules), so this cannot over-match.
+const REFERENCE = /\{\{\s*(token:\s*)?([^\s|{}]+)\s*(\|[^{}]*)?\}\}/g;
+
+export function findReferences(text: string): TokenReference[] {
+  const references: TokenReference[] = [];
+  for (const match of text.matchAll(REFERENCE)) {
+    references.push({
+      start: match.index,
+      end: match.index + match[0].length,
+      id: match[2],
+      wholeToken: match[1] !== undefined,
+      filters: (match[3] ?? '').trim(),
+    });
+  }
+  return references;
+}
+
+/** Ids referenced anywhere inside a JSON value (strings and object keys are not confused: keys are left alone). */
+export function collectReferencedIds(value: unknown, into: Set<string> = new Set(), depth = 0): Set<string> {
+  if (depth > 64) {
+    return into;
+  }
+  if (typeof value === 'string') {
+    findReferences(value).forEach((r) => into.add(r.id));
+  } else if (Array.isArray(value)) {
+    value.forEach((v) => collectReferencedIds(v, into, depth + 1));
+  } else if (typeof value === 'object' && value !== null) {
+    Object.values(value).forEach((v) => collectReferencedIds(v, into, depth + 1));
+  }
+  return into;
+}
+
+/**
+ * Replaces references in a string. A string that is exactly one reference takes the type of its value
+ * (a card object stays an object); otherwise each value is written into the text.
+ */
+export function substitute(
+  text: string,
+  resolve: (reference: TokenReference) => unknown,
+  asText: (value: unknown) => string,
+): unknown {
+  const references = findReferences(text);
+  if (references.length === 0) {
+    return text;
+  }
+  if (references.length === 1 && references[0].start === 0 && references[0].end === text.length) {
+    return resolve(references[0]);
+  }
+  let out = '';
+  let cursor = 0;
+  for (const reference of references) {
+    out += text.slice(cursor, reference.start) + asText(resolve(reference));
+    cursor = reference.end;
+  }
+  return out + text.slice(cursor);
+}

@@ -1,0 +1,95 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Principal } from '../auth/principal';
+import { ApiError, FieldErrors } from '../common/api-error';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { PreparedToken, TokensService } from './tokens.service';
+
+interface Slot {
+  /** Where the request held it, for error paths. */
+  path: string;
+  definition: Record<string, unknown>;
+  /** A definition is answered with the token object, a primitive leaf with the token id. */
+  kind: 'definition' | 'leaf';
+}
+
+const SLOT = Symbol('slot');
+type Shape = null | { [SLOT]: number } | Shape[] | { [key: string]: Shape };
+
+const MAX_DEPTH = 32;
+
+/** POST /tokenize: every primitive leaf and token definition of a JSON body becomes a token, all or nothing. */
+@Injectable()
+export class TokenizeService {
+  constructor(
+    private readonly tokens: TokensService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async tokenize(principal: Principal, body: unknown): Promise<unknown> {
+    const slots: Slot[] = [];
+    const shape = collect(body, '', slots, 0);
+    if (slots.length > this.config.tokenizeMaxTokens) {
+      throw ApiError.badRequest(`At most ${this.config.tokenizeMaxTokens} tokens can be created in one request.`);
+    }
+    const prepared = await this.prepareAll(principal, slots);
+    const results = await this.tokens.transaction((manager) => this.tokens.insertMany(manager, principal, prepared));
+    return rebuild(shape, (i) => (slots[i].kind === 'leaf' ? results[i].id : results[i]));
+  }
+
+  /** Validates every slot first so one response names every bad path; nothing is written before that. */
+  private async prepareAll(principal: Principal, slots: Slot[]): Promise<PreparedToken[]> {
+    const errors: FieldErrors = {};
+    const prepared: PreparedToken[] = [];
+    for (const slot of slots) {
+      try {
+        prepared.push(await this.tokens.prepare(principal, slot.definition, slot.path));
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status !== 400) {
+          throw err;
+        }
+        Object.assign(errors, err.errors ?? { [slot.path === '' ? 'body' : slot.path]: [err.detail] });
+      }
+    }
+    if (Object.keys(errors).length > 0) {
+      throw ApiError.validation(errors);
+    }
+    return prepared;
+  }
+}
+
+function collect(value: unknown, path: string, slots: Slot[], depth: number): Shape {
+  if (depth > MAX_DEPTH) {
+    throw ApiError.field(path === '' ? 'body' : path, `is nested deeper than ${MAX_DEPTH} levels`);
+  }
+  if (value === null || value === undefined) {
+    return null;
+  }
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+    slots.push({ path, definition: { type: 'token', data: value }, kind: 'leaf' });
+    return { [SLOT]: slots.length - 1 };
+  }
+  if (Array.isArray(value)) {
+    return value.map((item, i) => collect(item, `${path}[${i}]`, slots, depth + 1));
+  }
+  const object = value as Record<string, unknown>;
+  if ('type' in object && 'data' in object) {
+    slots.push({ path, definition: object, kind: 'definition' });
+    return { [SLOT]: slots.length - 1 };
+  }
+  return Object.fromEntries(
+    Object.entries(object).map(([key, item]) => [key, collect(item, path === '' ? key : `${path}.${key}`, slots, depth + 1)]),
+  );
+}
+
+function rebuild(shape: Shape, answer: (slot: number) => unknown): unknown {
+  if (shape === null) {
+    return null;
+  }
+  if (Array.isArray(shape)) {
+    return shape.map((item) => rebuild(item, answer));
+  }
+  if (SLOT in shape) {
+    return answer(shape[SLOT]);
+  }
+  return Object.fromEntries(Object.entries(shape).map(([key, item]) => [key, rebuild(item, answer)]));
+}

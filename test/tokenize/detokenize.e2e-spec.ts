@@ -1,0 +1,82 @@
+import { ApplicationsService } from '../../src/applications/applications.service';
+import { Principal } from '../../src/auth/principal';
+import { ApiError } from '../../src/common/api-error';
+import { DetokenizeService } from '../../src/tokens/detokenize.service';
+import { TestContext, TestTenant } from '../support/test-app';
+
+/** The detokenization service as reactors and the proxy call it, driven with real applications. */
+describe('detokenization', () => {
+  let ctx: TestContext;
+  let tenant: TestTenant;
+  let user: Principal;
+  let cardId: string;
+  let textId: string;
+
+  const principalOf = async (key: string): Promise<Principal> =>
+    (await ctx.vault.app.get(ApplicationsService).authenticate(key)) as Principal;
+  const detokenize = (p: Principal, value: unknown): Promise<unknown> => ctx.vault.app.get(DetokenizeService).detokenize(p, value);
+  const status = async (work: Promise<unknown>): Promise<number> =>
+    work.then(
+      () => 200,
+      (err: unknown) => (err instanceof ApiError ? err.status : 500),
+    );
+
+  beforeAll(async () => {
+    ctx = await TestContext.create();
+    tenant = await ctx.newTenant();
+    const writer = await ctx.newApplication(tenant, 'private', ['token:create', 'token:use']);
+    user = await principalOf(writer.key);
+    const card = await ctx.http
+      .post('/tokens')
+      .set('BT-API-KEY', writer.key)
+      .send({ type: 'card', data: { number: '4242424242424242', expiration_month: 4, expiration_year: 2031 }, metadata: { k: 'meta' } })
+      .expect(201);
+    cardId = card.body.id;
+    textId = (await ctx.http.post('/tokens').set('BT-API-KEY', writer.key).send({ type: 'token', data: 'Jane' }).expect(201)).body.id;
+  });
+  afterAll(() => ctx.close());
+
+  it('substitutes typed values, parts, whole tokens and mixed text', async () => {
+    const out = await detokenize(user, {
+      card: `{{ ${cardId} }}`,
+      number: `{{ ${cardId} | json: '$.number' }}`,
+      month: `{{ ${cardId} | json: '$.expiration_month' }}`,
+      meta: `{{ token: ${cardId} | json: '$.metadata.k' }}`,
+      greeting: `Hello {{ ${textId} }}, card ending {{ ${cardId} | json: '$.number' | last4 }}`,
+      untouched: 42,
+      list: [`{{ ${textId} }}`],
+    });
+    expect(out).toEqual({
+      card: { number: '4242424242424242', expiration_month: 4, expiration_year: 2031 },
+      number: '4242424242424242',
+      month: 4,
+      meta: 'meta',
+      greeting: 'Hello Jane, card ending 4242',
+      untouched: 42,
+      list: ['Jane'],
+    });
+  });
+
+  it('answers 400 for an unknown id and for more than 100 distinct tokens', async () => {
+    expect(await status(detokenize(user, { a: '{{ no-such-token }}' }))).toBe(400);
+    const many = Array.from({ length: 101 }, (_, i) => `{{ id-${i} }}`);
+    expect(await status(detokenize(user, many))).toBe(400);
+  });
+
+  it('answers 403 without token:use on the token container, and 400 for another tenant\'s token', async () => {
+    const generalOnly = await ctx.newApplication(tenant, 'private', [], [
+      { description: null, priority: 1, container: '/general/', transform: 'reveal', permissions: ['token:use'] },
+    ]);
+    const p = await principalOf(generalOnly.key);
+    expect(await detokenize(p, `{{ ${textId} }}`)).toBe('Jane');
+    expect(await status(detokenize(p, `{{ ${cardId} }}`))).toBe(403);
+    const other = await ctx.newTenant('Other');
+    const stranger = await principalOf((await ctx.newApplication(other, 'private', ['token:use'])).key);
+    expect(await status(detokenize(stranger, `{{ ${cardId} }}`))).toBe(400);
+  });
+
+  it('detokenizes text bodies', async () => {
+    const text = await ctx.vault.app.get(DetokenizeService).detokenizeText(user, `name={{ ${textId} }}&card={{ ${cardId} | json: '$.number' }}`);
+    expect(text).toBe('name=Jane&card=4242424242424242');
+  });
+});

@@ -1,0 +1,97 @@
+import { TestContext, TestTenant } from '../support/test-app';
+
+const ALL = ['token:create', 'token:read', 'token:search', 'token:use'];
+
+describe('POST /tokenize', () => {
+  let ctx: TestContext;
+  let tenant: TestTenant;
+  let key: string;
+  beforeAll(async () => {
+    ctx = await TestContext.create();
+    tenant = await ctx.newTenant();
+    key = (await ctx.newApplication(tenant, 'private', ['token:create'], [
+      { description: null, priority: 1, container: '/', transform: 'reveal', permissions: ALL },
+    ])).key;
+  });
+  afterAll(() => ctx.close());
+
+  const countTokens = async (): Promise<number> =>
+    Number((await ctx.dataSource.query('SELECT count(*) AS n FROM tokens WHERE tenant_id = $1', [tenant.tenantId]))[0].n);
+
+  const reveal = async (id: string): Promise<unknown> =>
+    (await ctx.http.get(`/tokens/${encodeURIComponent(id)}`).set('BT-API-KEY', key).expect(200)).body.data;
+
+  it('keeps the shape of nested objects and arrays of mixed leaves', async () => {
+    const body = {
+      name: 'Jane Doe',
+      card: { type: 'card', data: { number: '4242424242424242', expiration_month: 12, expiration_year: 2031 } },
+      list: ['a', 7, true, null, { nested: ['deep'] }],
+    };
+    const res = await ctx.http.post('/tokenize').set('BT-API-KEY', key).send(body).expect(200);
+    expect(typeof res.body.name).toBe('string');
+    expect(res.body.card).toMatchObject({ type: 'card', data: { number: 'XXXXXXXXXXXX4242' } });
+    expect(res.body.list[3]).toBeNull();
+    expect(await reveal(res.body.name)).toBe('Jane Doe');
+    expect(await reveal(res.body.list[1])).toBe(7);
+    expect(await reveal(res.body.list[2])).toBe(true);
+    expect(await reveal(res.body.list[4].nested[0])).toBe('deep');
+    expect(await reveal(res.body.card.id)).toMatchObject({ number: '4242424242424242' });
+  });
+
+  it('accepts a top-level array and a top-level string', async () => {
+    const arr = await ctx.http.post('/tokenize').set('BT-API-KEY', key).send(['x', 'y']).expect(200);
+    expect(arr.body).toHaveLength(2);
+    expect(await reveal(arr.body[1])).toBe('y');
+    const str = await ctx.http.post('/tokenize').set('BT-API-KEY', key).set('Content-Type', 'application/json').send('"top"').expect(200);
+    expect(typeof str.body).toBe('string');
+    expect(await reveal(str.body as string)).toBe('top');
+  });
+
+  it('creates nothing when one definition is invalid and names its path', async () => {
+    const before = await countTokens();
+    const body: Record<string, unknown> = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}`, `v${i}`]));
+    body.bad = { type: 'card', data: { number: '4242424242424241' } };
+    const res = await ctx.http.post('/tokenize').set('BT-API-KEY', key).send(body).expect(400);
+    expect(Object.keys(res.body.errors)).toEqual(['bad.data.number']);
+    expect(JSON.stringify(res.body)).not.toContain('4242424242424241');
+    expect(await countTokens()).toBe(before);
+  });
+
+  it('checks token:create on every destination container', async () => {
+    const general = await ctx.newApplication(tenant, 'private', [], [
+      { description: null, priority: 1, container: '/general/', transform: 'mask', permissions: ['token:create'] },
+    ]);
+    const before = await countTokens();
+    await ctx.http
+      .post('/tokenize')
+      .set('BT-API-KEY', general.key)
+      .send({ a: 'ok', card: { type: 'card', data: { number: '4242424242424242' } } })
+      .expect(403);
+    expect(await countTokens()).toBe(before);
+  });
+
+  it('refuses more than TOKENIZE_MAX_TOKENS leaves', async () => {
+    await ctx.http.post('/tokenize').set('BT-API-KEY', key).send(Array.from({ length: 101 }, (_, i) => `v${i}`)).expect(400);
+  });
+
+  it('finds tokens by search index, id and metadata, never by unindexed values', async () => {
+    const created = await ctx.http
+      .post('/tokens')
+      .set('BT-API-KEY', key)
+      .send({
+        type: 'card',
+        data: { number: '4000056655665556', expiration_month: 3, expiration_year: 2032 },
+        search_indexes: ['{{ data.number }}', '{{ data.number | last4 }}'],
+        metadata: { customer: 'Acme' },
+      })
+      .expect(201);
+    const search = async (query: string): Promise<string[]> =>
+      (await ctx.http.post('/tokens/search').set('BT-API-KEY', key).send({ query }).expect(200)).body.data.map((t: { id: string }) => t.id);
+    expect(await search('data:4000056655665556')).toEqual([created.body.id]);
+    expect(await search('data:5556 AND metadata.customer:acme')).toEqual([created.body.id]);
+    expect(await search(`id:${created.body.id as string}`)).toEqual([created.body.id]);
+    expect(await search('data:2032')).toEqual([]);
+    expect(await search('data:5556 metadata.customer:other')).toEqual([]);
+    await ctx.http.post('/tokens/search').set('BT-API-KEY', key).send({ query: 'bogus:1' }).expect(400);
+  });
+});
