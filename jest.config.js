@@ -2,6 +2,10 @@
 const transform = { '^.+\\.ts$': ['@swc/jest'] };
 
 module.exports = {
+  // A leaked handle must fail loudly in CI, not hang it until the time limit.
+  forceExit: true,
+  // e2e hooks boot an app and a database; the machine may be busy.
+  testTimeout: 60000,
   projects: [
     {
       displayName: 'unit',
@@ -18,7 +22,6 @@ module.exports = {
       testMatch: ['**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      testTimeout: 60000,
     },
   ],
 };

@@ -11,12 +11,16 @@
  *   BENCH_ONLY           run only the scenarios whose name contains this text (the baseline always runs)
  *   BENCH_DATABASE_URL   PostgreSQL server to run on (a new database is created and dropped); default:
  *                        the embedded database in a temporary folder
- * Results are also written to bench/results/latest.json.
+ *   BENCH_CPU_PROF       folder: run the server with --cpu-prof and write its .cpuprofile there on stop
+ *                        (open it in Chrome DevTools or speedscope; profiling slows the server down)
+ * Each row also shows the CPU time the server process spent per request (Linux only): it stays comparable when
+ * other work shares the machine. Scenario targets are listed as PASS/MISS at the end. Everything is also written
+ * to bench/results/latest.json.
  */
 const autocannon = require('autocannon');
 const { execFileSync } = require('node:child_process');
 const { mkdirSync, writeFileSync } = require('node:fs');
-const { join } = require('node:path');
+const { join, resolve } = require('node:path');
 const scenarios = require('./scenarios');
 const { startServer } = require('./server');
 
@@ -41,10 +45,11 @@ function settings() {
     connections: Math.max(1, Math.round(positiveNumber('BENCH_CONNECTIONS', 20))),
     only: process.env.BENCH_ONLY?.trim() || null,
     postgresUrl: process.env.BENCH_DATABASE_URL?.trim() || null,
+    cpuProfileDir: process.env.BENCH_CPU_PROF?.trim() ? resolve(process.env.BENCH_CPU_PROF.trim()) : null,
   };
 }
 
-/** What scenarios get to prepare data: the management key and a small JSON client for the API. */
+/** What scenarios get to prepare data: the management key, a small JSON client for the API and a shared cache. */
 function scenarioContext(server) {
   const auth = { 'bt-api-key': server.key };
   const api = async (method, path, body, key = server.key) => {
@@ -64,6 +69,7 @@ function scenarioContext(server) {
     key: server.key,
     auth,
     api,
+    cache: new Map(),
     async createApplication({ name = 'bench', type, permissions = [], rules = [] }) {
       const created = await api('POST', '/applications', { name, type, permissions, rules });
       return { id: created.id, key: created.key };
@@ -95,11 +101,14 @@ async function measure(options, duration, connections) {
   return autocannon({ ...options, duration, connections });
 }
 
-function summarize(name, result) {
+function summarize(scenario, result) {
   const requestsPerSecond = result.duration > 0 ? result.requests.total / result.duration : 0;
   return {
-    name,
+    name: scenario.name,
     requests_per_second: round(requestsPerSecond, 1),
+    ...(scenario.tokensPerRequest
+      ? { tokens_per_second: round(requestsPerSecond * scenario.tokensPerRequest, 0) }
+      : {}),
     latency_p50_ms: round(result.latency.p50, 2),
     latency_p99_ms: round(result.latency.p99, 2),
     latency_avg_ms: round(result.latency.average, 2),
@@ -112,6 +121,45 @@ function summarize(name, result) {
     ),
     ratio_vs_baseline: null,
   };
+}
+
+/** Every target of the selected scenarios, measured on the rows of this run. */
+function evaluateTargets(selected, rows) {
+  const byName = Object.fromEntries(rows.map((row) => [row.name, row]));
+  return selected.flatMap((scenario) =>
+    (scenario.targets ?? []).map((target) => {
+      const row = byName[scenario.name];
+      const raw = row === undefined ? null : target.measure(row, byName);
+      const measured = raw === null || !Number.isFinite(raw) ? null : round(raw, 3);
+      const pass =
+        measured === null
+          ? null
+          : target.op === '>='
+            ? measured >= target.threshold
+            : measured <= target.threshold;
+      return {
+        scenario: scenario.name,
+        target: target.label,
+        op: target.op,
+        threshold: target.threshold,
+        unit: target.unit ?? '',
+        measured,
+        pass,
+      };
+    }),
+  );
+}
+
+function targetLines(targets) {
+  const describe = (t) => `${t.scenario}: ${t.target} ${t.op === '>=' ? '≥' : '≤'} ${t.threshold}${t.unit}`;
+  const width = Math.max(0, ...targets.map((t) => describe(t).length));
+  return targets
+    .map((t) => {
+      const verdict = t.pass === null ? 'n/a (a scenario it needs did not run)' : t.pass ? 'PASS' : 'MISS';
+      const measured = t.measured === null ? '-' : `${t.measured}${t.unit}`;
+      return `  ${describe(t).padEnd(width)}  measured ${measured.padStart(8)}  ${verdict}`;
+    })
+    .join('\n');
 }
 
 function round(value, digits) {
@@ -127,15 +175,26 @@ const COLUMNS = [
   ['non-2xx', (r) => String(r.non_2xx)],
   ['errors', (r) => String(r.errors)],
   ['vs /health', (r) => (r.ratio_vs_baseline === null ? '-' : r.ratio_vs_baseline.toFixed(3))],
+  // CPU the server process spent per request: steadier than req/s when other work shares the machine.
+  [
+    'srv CPU ms/req',
+    (r) => (r.server_cpu_ms_per_request === null ? '-' : r.server_cpu_ms_per_request.toFixed(3)),
+  ],
+];
+/** Shown only when a row of the table has it. */
+const TOKENS_COLUMN = [
+  'tokens/s',
+  (r) => (r.tokens_per_second === undefined ? '-' : String(r.tokens_per_second)),
 ];
 
 function table(rows) {
-  const cells = rows.map((row) => COLUMNS.map(([, get]) => get(row)));
-  const widths = COLUMNS.map(([title], i) => Math.max(title.length, ...cells.map((c) => c[i].length)));
+  const columns = rows.some((r) => r.tokens_per_second !== undefined) ? [...COLUMNS, TOKENS_COLUMN] : COLUMNS;
+  const cells = rows.map((row) => columns.map(([, get]) => get(row)));
+  const widths = columns.map(([title], i) => Math.max(title.length, ...cells.map((c) => c[i].length)));
   const line = (values) =>
-    values.map((v, i) => (COLUMNS[i][2] === 'left' ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ');
+    values.map((v, i) => (columns[i][2] === 'left' ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ');
   return [
-    line(COLUMNS.map(([title]) => title)),
+    line(columns.map(([title]) => title)),
     widths.map((w) => '-'.repeat(w)).join('  '),
     ...cells.map(line),
   ]
@@ -179,7 +238,7 @@ async function main() {
   process.once('exit', () => server?.killNow());
 
   const startedAt = new Date();
-  server = await startServer({ postgresUrl: config.postgresUrl });
+  server = await startServer({ postgresUrl: config.postgresUrl, cpuProfileDir: config.cpuProfileDir });
   const rows = [];
   try {
     console.log(
@@ -188,14 +247,34 @@ async function main() {
     );
     const ctx = scenarioContext(server);
     for (const scenario of selected) {
-      const data = scenario.setup ? await scenario.setup(ctx) : undefined;
+      const setupNotes = {};
+      const setupStarted = Date.now();
+      const data = scenario.setup
+        ? await scenario.setup({
+            ...ctx,
+            log: (line) => console.log(`${scenario.name}: ${line}`),
+            record: (name, value) => {
+              setupNotes[name] = value;
+            },
+          })
+        : undefined;
+      const setupSeconds = (Date.now() - setupStarted) / 1000;
       const definition =
         typeof scenario.request === 'function' ? scenario.request(ctx, data) : scenario.request;
       const options = autocannonOptions(server.baseUrl, definition);
       if (config.warmup > 0) {
         await measure(options, config.warmup, config.connections);
       }
-      const row = summarize(scenario.name, await measure(options, config.duration, config.connections));
+      const cpuBefore = server.cpuSeconds();
+      const row = summarize(scenario, await measure(options, config.duration, config.connections));
+      const cpuAfter = server.cpuSeconds();
+      row.server_cpu_ms_per_request =
+        cpuBefore !== null && cpuAfter !== null && row.requests > 0
+          ? round(((cpuAfter - cpuBefore) * 1000) / row.requests, 3)
+          : null;
+      if (scenario.setup) {
+        row.setup = { seconds: round(setupSeconds, 1), ...setupNotes };
+      }
       const reference = rows[0] ?? row;
       row.ratio_vs_baseline =
         reference.requests_per_second > 0
@@ -214,6 +293,10 @@ async function main() {
   }
 
   console.log(`Summary (throughput relative to ${baseline.name})\n${table(rows)}\n`);
+  const targets = evaluateTargets(selected, rows);
+  if (targets.length > 0) {
+    console.log(`Targets\n${targetLines(targets)}\n`);
+  }
   mkdirSync(join(__dirname, 'results'), { recursive: true });
   const report = {
     started_at: startedAt.toISOString(),
@@ -225,9 +308,13 @@ async function main() {
     connections: config.connections,
     baseline: baseline.name,
     scenarios: rows,
+    targets,
   };
   writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`Results written to ${RESULTS_FILE}`);
+  if (config.cpuProfileDir !== null) {
+    console.log(`CPU profile of the server written to ${config.cpuProfileDir}`);
+  }
 }
 
 main().catch((err) => {

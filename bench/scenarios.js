@@ -10,12 +10,111 @@
  *   request   an autocannon request definition, or (ctx, data) => definition:
  *               { method, path, headers, body }   one request repeated (an object body is sent as JSON)
  *               { requests: [{ method, path, headers, body, setupRequest(req, context) }, ...] }
- *             a sequence per connection; `setupRequest` may change each request (vary a body, a path).
+ *             a sequence per connection; `setupRequest` may change each request (vary a body, a path;
+ *             a body it sets must already be a string).
+ *   tokensPerRequest  optional: tokens each request creates; the report adds tokens/s = req/s × this
+ *   targets   optional [{ label, measure(row, byName) -> number | null, op: '>=' | '<=', threshold, unit? }]:
+ *             checked after the run and listed as PASS/MISS (null: a scenario it needs did not run)
  *
  * ctx: { baseUrl, key (the management key), auth (BT-API-KEY header of the management key),
  *        api(method, path, body?, key?) -> parsed JSON (throws on a non-2xx answer),
- *        createApplication({ name, type, permissions, rules }) -> { id, key } }
+ *        createApplication({ name, type, permissions, rules }) -> { id, key },
+ *        cache (a Map shared by every scenario of the run), log(line) (progress output),
+ *        record(name, value) (kept under `setup` in the scenario's results) }
  */
+const { randomBytes } = require('node:crypto');
+
+const POST_TOKENS = 'POST /tokens (card)';
+const GET_TOKEN = 'GET /tokens/<id> (reveal)';
+const LIST_BY_METADATA = 'GET /tokens?metadata.k=v';
+const TOKENIZE = 'POST /tokenize (100 leaves)';
+
+const READ_TOKENS = 1000;
+const SEED_TOKENS = 100_000;
+const SEED_BATCH = 100;
+const SEED_CONCURRENCY = 4;
+/** 100,000 tokens over 5,000 values: every value matches 20 tokens, one default page. */
+const METADATA_VALUES = 5000;
+const TOKENIZE_LEAVES = 100;
+
+/** A private application that may create and read tokens in every container and sees them revealed. */
+async function revealApplication(ctx) {
+  if (!ctx.cache.has('revealApplication')) {
+    ctx.cache.set(
+      'revealApplication',
+      ctx.createApplication({
+        name: 'bench reveal',
+        type: 'private',
+        permissions: ['token:create', 'token:read'],
+        rules: [
+          {
+            description: 'everything, revealed',
+            priority: 1,
+            container: '/',
+            transform: 'reveal',
+            permissions: ['token:create', 'token:read'],
+          },
+        ],
+      }),
+    );
+  }
+  return ctx.cache.get('revealApplication');
+}
+
+/** Distinct per run and per process, so repeated runs on one database never collide either. */
+const RUN = randomBytes(3).toString('hex');
+let cardCounter = 0;
+
+/** A 16-digit Visa-like number with a correct Luhn check digit, different on every call. */
+function nextCardNumber() {
+  cardCounter += 1;
+  const payload = `4${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}${String(cardCounter % 1e8).padStart(8, '0')}`;
+  return payload + luhnCheckDigit(payload);
+}
+
+function luhnCheckDigit(payload) {
+  let sum = 0;
+  for (let i = 0; i < payload.length; i += 1) {
+    // Counted from the right of the payload, even positions are doubled once the check digit is appended.
+    let d = payload.charCodeAt(payload.length - 1 - i) - 48;
+    if (i % 2 === 0) {
+      d *= 2;
+      if (d > 9) {
+        d -= 9;
+      }
+    }
+    sum += d;
+  }
+  return String((10 - (sum % 10)) % 10);
+}
+
+function cardBody() {
+  return {
+    type: 'card',
+    data: { number: nextCardNumber(), expiration_month: 12, expiration_year: 2030 },
+    metadata: { k: 'v' },
+  };
+}
+
+function jsonHeaders(key) {
+  return { 'bt-api-key': key, 'content-type': 'application/json' };
+}
+
+/** Runs `count` jobs, at most `concurrency` at a time, in order of index. */
+async function runPool(count, concurrency, job) {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const index = next;
+      next += 1;
+      await job(index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+}
+
+const ratioVsBaseline = (row) => row.ratio_vs_baseline;
+
 module.exports = [
   {
     name: 'GET /health',
@@ -25,5 +124,149 @@ module.exports = [
   {
     name: 'GET /applications/key',
     request: (ctx) => ({ method: 'GET', path: '/applications/key', headers: ctx.auth }),
+  },
+  {
+    name: POST_TOKENS,
+    setup: revealApplication,
+    request: (ctx, app) => ({
+      requests: [
+        {
+          method: 'POST',
+          path: '/tokens',
+          headers: jsonHeaders(app.key),
+          setupRequest: (req) => ({ ...req, body: JSON.stringify(cardBody()) }),
+        },
+      ],
+    }),
+    targets: [{ label: 'req/s vs GET /health', measure: ratioVsBaseline, op: '>=', threshold: 0.4 }],
+  },
+  {
+    name: GET_TOKEN,
+    async setup(ctx) {
+      const app = await revealApplication(ctx);
+      const ids = [];
+      for (let created = 0; created < READ_TOKENS; created += SEED_BATCH) {
+        const tokens = await ctx.api(
+          'POST',
+          '/tokenize',
+          Array.from({ length: SEED_BATCH }, cardBody),
+          app.key,
+        );
+        ids.push(...tokens.map((t) => t.id));
+      }
+      const sample = await ctx.api('GET', `/tokens/${ids[0]}`, undefined, app.key);
+      if (!/^\d{16}$/.test(sample?.data?.number ?? '')) {
+        throw new Error(
+          `${GET_TOKEN}: expected the card number revealed, got ${JSON.stringify(sample?.data)}`,
+        );
+      }
+      return { key: app.key, ids };
+    },
+    request: (ctx, { key, ids }) => ({
+      requests: [
+        {
+          method: 'GET',
+          headers: { 'bt-api-key': key },
+          setupRequest: (req) => ({ ...req, path: `/tokens/${ids[Math.floor(Math.random() * ids.length)]}` }),
+        },
+      ],
+    }),
+    targets: [{ label: 'req/s vs GET /health', measure: ratioVsBaseline, op: '>=', threshold: 0.6 }],
+  },
+  {
+    name: TOKENIZE,
+    setup: revealApplication,
+    request: (ctx, app) => {
+      let counter = 0;
+      return {
+        requests: [
+          {
+            method: 'POST',
+            path: '/tokenize',
+            headers: jsonHeaders(app.key),
+            setupRequest: (req) => {
+              counter += 1;
+              const leaves = Array.from({ length: TOKENIZE_LEAVES }, (_, i) => `leaf-${RUN}-${counter}-${i}`);
+              return { ...req, body: JSON.stringify(leaves) };
+            },
+          },
+        ],
+      };
+    },
+    tokensPerRequest: TOKENIZE_LEAVES,
+    targets: [
+      {
+        label: `tokens/s vs ${POST_TOKENS} req/s`,
+        measure: (row, byName) =>
+          byName[POST_TOKENS] && byName[POST_TOKENS].requests_per_second > 0
+            ? row.tokens_per_second / byName[POST_TOKENS].requests_per_second
+            : null,
+        op: '>=',
+        threshold: 10,
+        unit: '×',
+      },
+    ],
+  },
+  {
+    // Last: the 100,000 seeded tokens would otherwise make every later scenario run on a bigger table.
+    name: LIST_BY_METADATA,
+    async setup(ctx) {
+      const app = await revealApplication(ctx);
+      const batches = SEED_TOKENS / SEED_BATCH;
+      const started = Date.now();
+      let done = 0;
+      ctx.log(
+        `seeding ${SEED_TOKENS} tokens: ${batches} × POST /tokenize of ${SEED_BATCH} definitions, ${SEED_CONCURRENCY} at a time`,
+      );
+      await runPool(batches, SEED_CONCURRENCY, async (batch) => {
+        const definitions = Array.from({ length: SEED_BATCH }, (_, i) => {
+          const n = batch * SEED_BATCH + i;
+          return { type: 'token', data: `v-${RUN}-${n}`, metadata: { k: `v${n % METADATA_VALUES}` } };
+        });
+        await ctx.api('POST', '/tokenize', definitions, app.key);
+        done += 1;
+        if (done % (batches / 10) === 0) {
+          ctx.log(`  ${done * SEED_BATCH} tokens, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        }
+      });
+      const seconds = (Date.now() - started) / 1000;
+      ctx.log(
+        `seeded ${SEED_TOKENS} tokens in ${seconds.toFixed(1)} s (${Math.round(SEED_TOKENS / seconds)} tokens/s)`,
+      );
+      ctx.record('seeded_tokens', SEED_TOKENS);
+      ctx.record('seed_seconds', Math.round(seconds * 10) / 10);
+      const sample = await ctx.api('GET', '/tokens?metadata.k=v42', undefined, app.key);
+      const expected = SEED_TOKENS / METADATA_VALUES;
+      if (sample.pagination.total_items !== expected || sample.data.length !== expected) {
+        throw new Error(
+          `${LIST_BY_METADATA}: expected ${expected} matches for v42, got ${JSON.stringify(sample.pagination)}`,
+        );
+      }
+      return app;
+    },
+    request: (ctx, app) => ({
+      requests: [
+        {
+          method: 'GET',
+          headers: { 'bt-api-key': app.key },
+          setupRequest: (req) => ({
+            ...req,
+            path: `/tokens?metadata.k=v${Math.floor(Math.random() * METADATA_VALUES)}`,
+          }),
+        },
+      ],
+    }),
+    targets: [
+      {
+        label: `p99 vs ${GET_TOKEN} p99`,
+        measure: (row, byName) =>
+          byName[GET_TOKEN] && byName[GET_TOKEN].latency_p99_ms > 0
+            ? row.latency_p99_ms / byName[GET_TOKEN].latency_p99_ms
+            : null,
+        op: '<=',
+        threshold: 3,
+        unit: '×',
+      },
+    ],
   },
 ];

@@ -2,7 +2,7 @@
 /** Starts the built service as a child process on loopback, on a throw-away database, and stops it. */
 const { spawn } = require('node:child_process');
 const { randomBytes, randomInt } = require('node:crypto');
-const { mkdtempSync, rmSync } = require('node:fs');
+const { mkdtempSync, readFileSync, rmSync } = require('node:fs');
 const { createServer } = require('node:net');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
@@ -54,8 +54,9 @@ async function createPostgresDatabase(url) {
 /**
  * Starts `node dist/src/main.js` with a generated bootstrap key, on a temporary embedded database or, when
  * `postgresUrl` is given, on a new database of that server. Resolves once /health/ready answers 200.
+ * With `cpuProfileDir`, the server writes a V8 CPU profile there when it stops.
  */
-async function startServer({ postgresUrl }) {
+async function startServer({ postgresUrl, cpuProfileDir = null }) {
   const port = await freeLoopbackPort();
   const key = generateApiKey();
   const dataDir = mkdtempSync(join(tmpdir(), 'tv-bench-'));
@@ -72,7 +73,9 @@ async function startServer({ postgresUrl }) {
     VAULT_MASTER_KEYS: `bench-1:${randomBytes(32).toString('base64')}`,
     ...(postgres ? { DATABASE_URL: postgres.url } : {}),
   };
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'src', 'main.js')], {
+  // --cpu-prof writes its .cpuprofile when the process exits, i.e. after stop()'s SIGTERM.
+  const profiling = cpuProfileDir !== null ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
+  const child = spawn(process.execPath, [...profiling, join(ROOT, 'dist', 'src', 'main.js')], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -109,6 +112,10 @@ async function startServer({ postgresUrl }) {
         await postgres.drop();
       }
     },
+    /** CPU seconds the server process has used so far (Linux /proc), or null where that cannot be read. */
+    cpuSeconds() {
+      return processCpuSeconds(child.pid);
+    },
     /** For process 'exit' handlers, which cannot wait. */
     killNow() {
       if (child.exitCode === null && child.signalCode === null) {
@@ -124,6 +131,19 @@ async function startServer({ postgresUrl }) {
     throw err;
   }
   return server;
+}
+
+/** Linux clock ticks per second (USER_HZ), which /proc/<pid>/stat counts CPU time in. */
+const CLOCK_TICKS = 100;
+
+function processCpuSeconds(pid) {
+  try {
+    // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
 }
 
 async function waitUntilReady(baseUrl, exited, output) {

@@ -34,7 +34,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggerModule.forRoot(loggerOptions(config, logStream)),
-        TypeOrmModule.forRoot(database.options),
+        TypeOrmModule.forRoot({ ...database.options, retryAttempts: 20, retryDelay: 250 }),
         ScheduleModule.forRoot(),
         ClockModule,
         CryptoModule,

@@ -11,7 +11,10 @@ import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
 import { AppConfig, ConfigError, loadConfig, LogLevel } from './config/app-config';
 import { openDatabase } from './database/database';
+import { DatabaseInUseError } from './database/embedded-postgres';
+import { TenantKeysService } from './crypto/tenant-keys.service';
 import { TenantsService } from './tenants/tenants.service';
+import { ReencryptionService } from './tokens/reencryption.service';
 
 /** Wrong usage: the message and the command's usage are printed, exit code 2. */
 class UsageError extends Error {}
@@ -34,6 +37,53 @@ const COMMANDS: Record<string, Command> = {
     usage: 'migrate',
     summary: 'Apply pending database migrations (the service also applies them at boot).',
     run: migrate,
+  },
+  'keys:rotate-master': {
+    usage: 'keys:rotate-master',
+    summary:
+      'Re-wrap every tenant key under the first key of VAULT_MASTER_KEYS (list the old ones after it). Online, resumable.',
+    run: (args, config) => {
+      parse(args, {});
+      if (config.masterKeys === null) {
+        throw new CliError('VAULT_MASTER_KEYS is not set: put the new master key first and the old ones after it.');
+      }
+      return withAppContext(config, async (app) => {
+        const moved = await app.get(TenantKeysService).rewrapUnderActiveMaster();
+        out(`Re-wrapped ${moved} tenant key(s) under master key ${app.get(TenantKeysService).masterKeyring.activeKeyId}.`);
+      });
+    },
+  },
+  'keys:rotate-tenant': {
+    usage: 'keys:rotate-tenant --tenant <tenant id>',
+    summary: 'Create a new data key for the tenant; new writes use it (run keys:reencrypt to move old tokens).',
+    run: (args, config) => {
+      const { values } = parse(args, { tenant: { type: 'string' } });
+      const tenantId = typeof values.tenant === 'string' ? values.tenant : '';
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(tenantId)) {
+        throw new UsageError('--tenant must be a tenant id (UUID)');
+      }
+      return withAppContext(config, async (app) => {
+        const version = await app.get(TenantKeysService).rotateDataKey(tenantId);
+        out(`Tenant ${tenantId} now writes with data key version ${version}.`);
+      });
+    },
+  },
+  'keys:reencrypt': {
+    usage: 'keys:reencrypt [--batch-size <n>]',
+    summary: "Move every token to its tenant's newest data key, in batches. Safe to interrupt and run again.",
+    run: (args, config) => {
+      const { values } = parse(args, { 'batch-size': { type: 'string' } });
+      const batchSize = values['batch-size'] === undefined ? 500 : Number(values['batch-size']);
+      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10000) {
+        throw new UsageError('--batch-size must be an integer from 1 to 10000');
+      }
+      return withAppContext(config, async (app) => {
+        const total = await app
+          .get(ReencryptionService)
+          .reencryptAll(batchSize, (p) => fail(`tenant ${p.tenantId}: ${p.reencrypted} token(s) re-encrypted`));
+        out(`Re-encrypted ${total} token(s).`);
+      });
+    },
   },
   help: {
     usage: 'help [command]',
@@ -262,7 +312,7 @@ async function main(argv: string[]): Promise<number> {
       fail(`Configuration error: ${err.message}`);
       return 1;
     }
-    if (err instanceof CliError) {
+    if (err instanceof CliError || err instanceof DatabaseInUseError) {
       fail(err.message);
       return 1;
     }

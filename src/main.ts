@@ -1,5 +1,6 @@
 import { createApp } from './app';
 import { loadConfig, ConfigError } from './config/app-config';
+import { DatabaseInUseError } from './database/embedded-postgres';
 import { TenantsService } from './tenants/tenants.service';
 
 async function main(): Promise<void> {
@@ -30,6 +31,8 @@ async function main(): Promise<void> {
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) {
     process.stderr.write(`Configuration error: ${err.message}\n`);
+  } else if (err instanceof DatabaseInUseError) {
+    process.stderr.write(`Token Vault cannot start: ${err.message}\n`);
   } else {
     process.stderr.write(`Token Vault failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
   }

@@ -93,6 +93,44 @@ export class TenantKeysService implements OnModuleInit {
     });
   }
 
+  /**
+   * Re-wraps every tenant key not yet under the active master key, in batches. Each row is replaced only
+   * if it is unchanged since it was read, so it is safe while the service runs and on several replicas.
+   * Returns how many keys moved.
+   */
+  async rewrapUnderActiveMaster(batchSize = 200): Promise<number> {
+    const active = this.keyring.activeKeyId;
+    let moved = 0;
+    for (;;) {
+      const rows = await this.keys
+        .createQueryBuilder('k')
+        .where('k.master_key_id <> :active', { active })
+        .orderBy('k.tenant_id')
+        .limit(batchSize)
+        .getMany();
+      if (rows.length === 0) {
+        return moved;
+      }
+      for (const row of rows) {
+        const context = keyContext(row.tenantId, row.kind, row.version);
+        const wrapped = this.keyring.wrap(this.keyring.unwrap(row.wrapped, context), context);
+        const result = await this.keys.update(
+          { tenantId: row.tenantId, kind: row.kind, version: row.version, wrapped: row.wrapped },
+          { wrapped, masterKeyId: active },
+        );
+        moved += result.affected ?? 0;
+      }
+    }
+  }
+
+  /** Tenants whose newest data key is newer than some of their ciphertexts' key: re-encryption work. */
+  async latestDataKeyVersions(): Promise<Map<string, number>> {
+    const rows: { tenant_id: string; version: number }[] = await this.keys.query(
+      `SELECT tenant_id, max(version) AS version FROM tenant_keys WHERE kind = 'data' GROUP BY tenant_id`,
+    );
+    return new Map(rows.map((r) => [r.tenant_id, Number(r.version)]));
+  }
+
   private async insertKey(manager: EntityManager, tenantId: string, kind: TenantKeyKind, version: number): Promise<void> {
     const plain = randomKey();
     await manager.insert(TenantKey, {

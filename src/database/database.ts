@@ -40,8 +40,10 @@ export async function openDatabase(config: AppConfig, opts: { inMemory?: boolean
     };
   }
   const embedded = await startEmbeddedPostgres(opts.inMemory === true ? null : join(config.dataDir, 'db'));
+  const options = dataSourceOptions(embedded.connection, 1, config.migrationsRun);
+  // PGlite is one session: keep the one connection open rather than racing a reconnect after idling.
   return {
-    options: dataSourceOptions(embedded.connection, 1, config.migrationsRun),
+    options: { ...options, extra: { max: 1, idleTimeoutMillis: 0 } },
     embedded: true,
     close: () => embedded.close(),
   };

@@ -32,7 +32,8 @@ export class TokenizeService {
       throw ApiError.badRequest(`At most ${this.config.tokenizeMaxTokens} tokens can be created in one request.`);
     }
     const prepared = await this.prepareAll(principal, slots);
-    const results = await this.tokens.transaction((manager) => this.tokens.insertMany(manager, principal, prepared));
+    const answers = await this.tokens.transaction((manager) => this.tokens.insertMany(manager, prepared));
+    const results = await Promise.all(answers.map((a) => this.tokens.answer(principal, a)));
     return rebuild(shape, (i) => (slots[i].kind === 'leaf' ? results[i].id : results[i]));
   }
 

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ExpressionsModule } from '../expressions';
 import { DetokenizeService } from './detokenize.service';
+import { ReencryptionService } from './reencryption.service';
 import { TokenCipher } from './token-cipher.service';
 import { Token } from './token.entity';
 import { TokenizeController } from './tokenize.controller';
@@ -13,7 +14,7 @@ import { TokensService } from './tokens.service';
 @Module({
   imports: [TypeOrmModule.forFeature([Token]), ExpressionsModule],
   controllers: [TokensController, TokenizeController],
-  providers: [TokensService, TokensRepository, TokenCipher, TokenizeService, DetokenizeService],
-  exports: [TokensService, DetokenizeService],
+  providers: [TokensService, TokensRepository, TokenCipher, TokenizeService, DetokenizeService, ReencryptionService],
+  exports: [TokensService, DetokenizeService, ReencryptionService],
 })
 export class TokensModule {}

@@ -96,11 +96,24 @@ export class TokensRepository {
     await this.insertIndexes(manager, tokens);
   }
 
-  async save(manager: EntityManager, token: Token, indexHashes: string[]): Promise<void> {
+  /**
+   * Writes an updated token only if its ciphertext is still `expected` (compare-and-swap), so a concurrent
+   * update or delete is never overwritten. Returns false when the row changed meanwhile.
+   */
+  async save(manager: EntityManager, token: Token, indexHashes: string[], expected: Buffer): Promise<boolean> {
     const { tenantId, id, ...columns } = token;
-    await manager.update(Token, { tenantId, id }, columns as QueryDeepPartialEntity<Token>);
+    const result = await manager
+      .createQueryBuilder()
+      .update(Token)
+      .set(columns as QueryDeepPartialEntity<Token>)
+      .where('tenant_id = :tenantId AND id = :id AND data = :expected AND deleted_at IS NULL', { tenantId, id, expected })
+      .execute();
+    if (result.affected !== 1) {
+      return false;
+    }
     await manager.query('DELETE FROM token_search_indexes WHERE tenant_id = $1 AND token_id = $2', [tenantId, id]);
     await this.insertIndexes(manager, [{ row: token, indexHashes }]);
+    return true;
   }
 
   private async insertIndexes(manager: EntityManager, tokens: { row: Token; indexHashes: string[] }[]): Promise<void> {

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { EntityManager, QueryFailedError } from 'typeorm';
 import { Transform } from '../auth/access-rules';
@@ -18,6 +18,9 @@ import { presentRedactedDuplicate, presentToken } from './token-presenter';
 import { Token } from './token.entity';
 import { TokenListFilter, TokensRepository } from './tokens.repository';
 
+/** What an insert did: inserted the prepared token, or found the live token it duplicates. */
+export type InsertAnswer = { prepared: PreparedToken } | { duplicateOf: Token };
+
 export interface PreparedToken {
   row: Token;
   fields: TokenFields;
@@ -29,6 +32,8 @@ export interface PreparedToken {
 
 @Injectable()
 export class TokensService {
+  private readonly logger = new Logger('Tokens');
+
   constructor(
     private readonly tokens: TokensRepository,
     private readonly cipher: TokenCipher,
@@ -42,7 +47,8 @@ export class TokensService {
 
   async create(principal: Principal, body: Record<string, unknown>): Promise<TokenDto> {
     const prepared = await this.prepare(principal, body);
-    return this.tokens.manager.transaction((manager) => this.insertPrepared(manager, principal, prepared));
+    const [answer] = await this.tokens.manager.transaction((manager) => this.insertMany(manager, [prepared]));
+    return this.answer(principal, answer);
   }
 
   /** Validates, renders ids and fingerprints, checks token:create on the containers and encrypts: no writes. */
@@ -68,43 +74,46 @@ export class TokensService {
     return { row, fields, indexHashes, transform: atMostMask(transform) };
   }
 
-  /** Inserts a prepared token in the caller's transaction, returning the existing one when deduplicating. */
-  async insertPrepared(manager: EntityManager, principal: Principal, prepared: PreparedToken): Promise<TokenDto> {
-    const { row, fields } = prepared;
-    if (fields.deduplicateToken === true && row.fingerprint !== null) {
-      await this.tokens.lockFingerprint(manager, row.tenantId, row.type, row.fingerprint);
-      const existing = await this.tokens.findDuplicate(manager, row.tenantId, row.type, row.fingerprint, this.clock.now());
-      if (existing !== null) {
-        return this.presentDuplicate(principal, existing);
-      }
-    }
-    try {
-      await this.tokens.insert(manager, [prepared]);
-    } catch (err) {
-      throw isUniqueViolation(err) ? ApiError.conflict('A token with this id already exists.') : err;
-    }
-    return this.present(row, fields.data, prepared.transform);
-  }
-
-  /** Inserts many prepared tokens in one transaction: plain ones in one batch, deduplicating ones one by one. */
-  async insertMany(manager: EntityManager, principal: Principal, prepared: PreparedToken[]): Promise<TokenDto[]> {
+  /**
+   * Inserts prepared tokens in the caller's transaction: plain ones in one batch, deduplicating ones one
+   * by one under a fingerprint lock. Answers are presented after commit by `answer()` (decrypting inside the
+   * transaction could wait for a second connection the embedded database does not have).
+   */
+  async insertMany(manager: EntityManager, prepared: PreparedToken[]): Promise<InsertAnswer[]> {
     const batch = prepared.filter((p) => p.fields.deduplicateToken !== true);
     try {
       if (batch.length > 0) {
         await this.tokens.insert(manager, batch);
       }
+      const answers: InsertAnswer[] = [];
+      for (const p of prepared) {
+        answers.push(p.fields.deduplicateToken === true ? await this.insertDeduplicated(manager, p) : { prepared: p });
+      }
+      return answers;
     } catch (err) {
       throw isUniqueViolation(err) ? ApiError.conflict('A token with this id already exists.') : err;
     }
-    const results: TokenDto[] = [];
-    for (const p of prepared) {
-      results.push(
-        p.fields.deduplicateToken === true
-          ? await this.insertPrepared(manager, principal, p)
-          : await this.present(p.row, p.fields.data, p.transform),
-      );
+  }
+
+  async answer(principal: Principal, answer: InsertAnswer): Promise<TokenDto> {
+    if ('duplicateOf' in answer) {
+      return this.presentDuplicate(principal, answer.duplicateOf);
     }
-    return results;
+    const { row, fields, transform } = answer.prepared;
+    return this.present(row, fields.data, transform);
+  }
+
+  private async insertDeduplicated(manager: EntityManager, prepared: PreparedToken): Promise<InsertAnswer> {
+    const { row } = prepared;
+    if (row.fingerprint !== null) {
+      await this.tokens.lockFingerprint(manager, row.tenantId, row.type, row.fingerprint);
+      const existing = await this.tokens.findDuplicate(manager, row.tenantId, row.type, row.fingerprint, this.clock.now());
+      if (existing !== null) {
+        return { duplicateOf: existing };
+      }
+    }
+    await this.tokens.insert(manager, [prepared]);
+    return { prepared };
   }
 
   async get(principal: Principal, id: string): Promise<TokenDto> {
@@ -151,13 +160,31 @@ export class TokensService {
       this.clock.now(),
     );
     const data = await Promise.all(
-      rows.map((row) => this.present(row, undefined, transformFor(principal, permission, row.containers) ?? 'redact')),
+      rows.map((row) =>
+        this.present(row, undefined, transformFor(principal, permission, row.containers) ?? 'redact').catch((err: unknown) => {
+          // One unreadable ciphertext must not hide the rest of the page: show that token without data.
+          this.logger.error({ tokenId: row.id, err: { type: err instanceof Error ? err.name : 'unknown' } }, 'token could not be decrypted');
+          return presentToken(row, { transform: 'redact' });
+        }),
+      ),
     );
     return pageOf(data, total, query);
   }
 
+  /** A merge patch, retried when another writer changed the token between our read and our write. */
   async update(principal: Principal, id: string, patch: Record<string, unknown>): Promise<TokenDto> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const result = await this.updateOnce(principal, id, patch);
+      if (result !== null) {
+        return result;
+      }
+    }
+    throw ApiError.conflict('The token is being modified concurrently; retry the request.');
+  }
+
+  private async updateOnce(principal: Principal, id: string, patch: Record<string, unknown>): Promise<TokenDto | null> {
     const row = await this.findAllowed(principal, id, 'token:update');
+    const readData = row.data as Buffer;
     const now = this.clock.now();
     const current = await this.fieldsOf(row);
     const next = applyPatch(current, patch, this.engine, now);
@@ -167,17 +194,20 @@ export class TokensService {
     }
     Object.assign(row, { modifiedBy: principal.applicationId, modifiedAt: now });
     const indexHashes = await this.fill(row, next, '');
-    return this.tokens.manager.transaction(async (manager) => {
+    const outcome = await this.tokens.manager.transaction(async (manager): Promise<Token | 'saved' | 'stale'> => {
       if (next.deduplicateToken === true && row.fingerprint !== null) {
         await this.tokens.lockFingerprint(manager, row.tenantId, row.type, row.fingerprint);
-        const original = await this.tokens.findDuplicate(manager, row.tenantId, row.type, row.fingerprint, now, row.id);
-        if (original !== null) {
-          return this.presentDuplicate(principal, original);
+        const duplicate = await this.tokens.findDuplicate(manager, row.tenantId, row.type, row.fingerprint, now, row.id);
+        if (duplicate !== null) {
+          return duplicate;
         }
       }
-      await this.tokens.save(manager, row, indexHashes);
-      return this.present(row, next.data, atMostMask(transform));
+      return (await this.tokens.save(manager, row, indexHashes, readData)) ? 'saved' : 'stale';
     });
+    if (outcome === 'stale') {
+      return null;
+    }
+    return outcome === 'saved' ? this.present(row, next.data, atMostMask(transform)) : this.presentDuplicate(principal, outcome);
   }
 
   async delete(principal: Principal, id: string): Promise<void> {

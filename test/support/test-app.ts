@@ -23,8 +23,8 @@ export interface TestTenant {
 /** The real application on a fresh database, with factories for tenants and applications. */
 export class TestContext {
   private constructor(
-    readonly vault: VaultApp,
-    readonly config: AppConfig,
+    public vault: VaultApp,
+    public config: AppConfig,
     readonly database: DatabaseRuntime,
     /** The app's JSON log lines, captured for leak checks. */
     readonly logs: string[],
@@ -68,6 +68,23 @@ export class TestContext {
       .get(ApplicationsService)
       .insert(this.dataSource.manager, tenant.tenantId, { name: `${type} app`, type, permissions, rules }, null);
     return { id: application.id, key };
+  }
+
+  /** Stops the app and starts it again on the same database, with extra environment (a server restart). */
+  async restart(env: Record<string, string> = {}): Promise<void> {
+    await this.vault.close();
+    this.config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', VAULT_MASTER_KEYS: TEST_MASTER_KEYS, ...env });
+    this.vault = await createApp(this.config, { database: this.database, logStream: this.logStream() });
+  }
+
+  private logStream(): Writable {
+    const logs = this.logs;
+    return new Writable({
+      write(chunk: Buffer, _enc, done) {
+        logs.push(chunk.toString());
+        done();
+      },
+    });
   }
 
   async close(): Promise<void> {

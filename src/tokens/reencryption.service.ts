@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { TenantKeysService } from '../crypto/tenant-keys.service';
+import { TokenCipher } from './token-cipher.service';
+import { Token } from './token.entity';
+
+export interface ReencryptProgress {
+  tenantId: string;
+  reencrypted: number;
+}
+
+/**
+ * Moves token ciphertexts to each tenant's newest data key, batch by batch. Every row is swapped only if
+ * its ciphertext is unchanged since it was read (a concurrent update wins), so the command can run while
+ * the service serves traffic, be interrupted at any point, and resume by running again.
+ */
+@Injectable()
+export class ReencryptionService {
+  constructor(
+    @InjectRepository(Token) private readonly tokens: Repository<Token>,
+    private readonly keys: TenantKeysService,
+    private readonly cipher: TokenCipher,
+  ) {}
+
+  async reencryptAll(batchSize = 500, onBatch?: (progress: ReencryptProgress) => void): Promise<number> {
+    let total = 0;
+    for (const [tenantId, latest] of await this.keys.latestDataKeyVersions()) {
+      for (;;) {
+        const rows = await this.tokens
+          .createQueryBuilder('t')
+          .select(['t.tenantId', 't.id', 't.data'])
+          .where('t.tenant_id = :tenantId AND t.data IS NOT NULL AND t.data_key_version < :latest', { tenantId, latest })
+          .limit(batchSize)
+          .getMany();
+        if (rows.length === 0) {
+          break;
+        }
+        let done = 0;
+        for (const row of rows) {
+          done += await this.reencrypt(row);
+        }
+        total += done;
+        onBatch?.({ tenantId, reencrypted: done });
+      }
+    }
+    return total;
+  }
+
+  private async reencrypt(row: Pick<Token, 'tenantId' | 'id' | 'data'>): Promise<number> {
+    const old = row.data as Buffer;
+    const data = await this.cipher.open(row.tenantId, row.id, old);
+    const sealed = await this.cipher.seal(row.tenantId, row.id, data);
+    const result: unknown[] = await this.tokens.query(
+      `UPDATE tokens SET data = $1, data_key_version = $2
+       WHERE tenant_id = $3 AND id = $4 AND data = $5 RETURNING 1`,
+      [sealed.blob, sealed.version, row.tenantId, row.id, old],
+    );
+    return (Array.isArray(result[0]) ? result[0].length : result.length) > 0 ? 1 : 0;
+  }
+}

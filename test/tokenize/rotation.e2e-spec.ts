@@ -1,0 +1,106 @@
+import { TenantKeysService } from '../../src/crypto/tenant-keys.service';
+import { ReencryptionService } from '../../src/tokens/reencryption.service';
+import { TEST_MASTER_KEYS, TestContext, TestTenant } from '../support/test-app';
+
+const NEW_MASTER = 'test-2:' + Buffer.alloc(32, 9).toString('base64');
+
+describe('key rotation', () => {
+  let ctx: TestContext;
+  let tenant: TestTenant;
+  let key: string;
+  const created: { id: string; number: string; fingerprint: string }[] = [];
+  let serial = 0;
+
+  const luhnCard = (): string => {
+    serial += 1;
+    const body = `4000${String(serial).padStart(11, '0')}`;
+    let sum = 0;
+    for (let i = 0; i < body.length; i++) {
+      let d = Number(body[body.length - 1 - i]);
+      if (i % 2 === 0) {
+        d *= 2;
+        if (d > 9) {
+          d -= 9;
+        }
+      }
+      sum += d;
+    }
+    return body + String((10 - (sum % 10)) % 10);
+  };
+
+  const createCards = async (n: number): Promise<void> => {
+    for (let i = 0; i < n; i++) {
+      const number = luhnCard();
+      const res = await ctx.http
+        .post('/tokens')
+        .set('BT-API-KEY', key)
+        .send({ type: 'card', data: { number }, search_indexes: ['{{ data.number }}'] })
+        .expect(201);
+      created.push({ id: res.body.id, number, fingerprint: res.body.fingerprint });
+    }
+  };
+
+  /** Every token ever created reads back with its number, keeps its fingerprint and is still searchable. */
+  const expectAllReadable = async (): Promise<void> => {
+    for (const token of created) {
+      const res = await ctx.http.get(`/tokens/${token.id}`).set('BT-API-KEY', key).expect(200);
+      expect(res.body.data.number).toBe(token.number);
+      expect(res.body.fingerprint).toBe(token.fingerprint);
+    }
+    const last = created[created.length - 1];
+    const found = await ctx.http.post('/tokens/search').set('BT-API-KEY', key).send({ query: `data:${last.number}` }).expect(200);
+    expect(found.body.data.map((t: { id: string }) => t.id)).toEqual([last.id]);
+  };
+
+  const versions = async (): Promise<number[]> =>
+    (await ctx.dataSource.query('SELECT DISTINCT data_key_version AS v FROM tokens WHERE tenant_id = $1 ORDER BY 1', [tenant.tenantId])).map(
+      (r: { v: number }) => r.v,
+    );
+
+  beforeAll(async () => {
+    ctx = await TestContext.create();
+    tenant = await ctx.newTenant();
+    key = (await ctx.newApplication(tenant, 'private', [], [
+      { description: null, priority: 1, container: '/', transform: 'reveal', permissions: ['token:create', 'token:read', 'token:search'] },
+    ])).key;
+    await createCards(3);
+  });
+  afterAll(() => ctx.close());
+
+  it('keeps old and new tokens readable across a tenant data-key rotation', async () => {
+    const version = await ctx.vault.app.get(TenantKeysService).rotateDataKey(tenant.tenantId);
+    expect(version).toBe(2);
+    await createCards(2);
+    expect(await versions()).toEqual([1, 2]);
+    await expectAllReadable();
+  });
+
+  it('re-wraps every tenant key under a new master key, with the old one still listed', async () => {
+    await ctx.restart({ VAULT_MASTER_KEYS: `${NEW_MASTER},${TEST_MASTER_KEYS}` });
+    const moved = await ctx.vault.app.get(TenantKeysService).rewrapUnderActiveMaster();
+    expect(moved).toBeGreaterThanOrEqual(3);
+    const masters = await ctx.dataSource.query('SELECT DISTINCT master_key_id AS m FROM tenant_keys');
+    expect(masters).toEqual([{ m: 'test-2' }]);
+    await createCards(1);
+    await expectAllReadable();
+    // Once everything is re-wrapped, the old master key can be dropped.
+    await ctx.restart({ VAULT_MASTER_KEYS: NEW_MASTER });
+    await expectAllReadable();
+  });
+
+  it('resumes re-encryption after a restart in the middle and loses nothing', async () => {
+    await ctx.vault.app.get(TenantKeysService).rotateDataKey(tenant.tenantId);
+    await expect(
+      ctx.vault.app.get(ReencryptionService).reencryptAll(2, () => {
+        throw new Error('simulated crash after the first batch');
+      }),
+    ).rejects.toThrow('simulated crash');
+    expect(await versions()).toEqual([1, 2, 3]);
+    await ctx.restart({ VAULT_MASTER_KEYS: NEW_MASTER });
+    await createCards(1);
+    const total = await ctx.vault.app.get(ReencryptionService).reencryptAll(2);
+    expect(total).toBe(created.length - 1 - 2);
+    expect(await versions()).toEqual([3]);
+    await expectAllReadable();
+  });
+});
