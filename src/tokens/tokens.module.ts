@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ExpressionsModule } from '../expressions';
 import { DetokenizeService } from './detokenize.service';
 import { ReencryptionService } from './reencryption.service';
+import { TokenBuilder } from './token-builder.service';
 import { TokenCipher } from './token-cipher.service';
 import { Token } from './token.entity';
 import { TokenizeController } from './tokenize.controller';
@@ -14,7 +15,7 @@ import { TokensService } from './tokens.service';
 @Module({
   imports: [TypeOrmModule.forFeature([Token]), ExpressionsModule],
   controllers: [TokensController, TokenizeController],
-  providers: [TokensService, TokensRepository, TokenCipher, TokenizeService, DetokenizeService, ReencryptionService],
+  providers: [TokensService, TokensRepository, TokenCipher, TokenBuilder, TokenizeService, DetokenizeService, ReencryptionService],
   exports: [TokensService, DetokenizeService, ReencryptionService],
 })
 export class TokensModule {}

@@ -105,7 +105,7 @@ export class TokensRepository {
     const result = await manager
       .createQueryBuilder()
       .update(Token)
-      .set(columns as QueryDeepPartialEntity<Token>)
+      .set(columns)
       .where('tenant_id = :tenantId AND id = :id AND data = :expected AND deleted_at IS NULL', { tenantId, id, expected })
       .execute();
     if (result.affected !== 1) {

@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { EntityManager, QueryFailedError } from 'typeorm';
 import { Transform } from '../auth/access-rules';
 import { atMostMask, containerScope, transformFor } from '../auth/access';
@@ -8,10 +7,10 @@ import { Principal } from '../auth/principal';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
 import { Page, PageQueryDto, pageOf, pageOffset } from '../common/pagination';
-import { ExpressionEngine, ExpressionError } from '../expressions';
+import { ExpressionEngine } from '../expressions';
 import { SearchTokensDto, TokenDto } from './dto/token.dto';
 import { parseSearchQuery } from './search-query';
-import { validateTokenId } from './rules/token-id';
+import { TokenBuilder } from './token-builder.service';
 import { TokenCipher } from './token-cipher.service';
 import { readCreateRequest, applyPatch, TokenFields } from './token-fields';
 import { presentRedactedDuplicate, presentToken } from './token-presenter';
@@ -37,6 +36,7 @@ export class TokensService {
   constructor(
     private readonly tokens: TokensRepository,
     private readonly cipher: TokenCipher,
+    private readonly builder: TokenBuilder,
     private readonly engine: ExpressionEngine,
     private readonly clock: Clock,
   ) {}
@@ -59,7 +59,7 @@ export class TokensService {
     if (transform === null) {
       throw ApiError.forbidden('The application may not create tokens in these containers.');
     }
-    const id = this.tokenId(requestedId, fields, prefix);
+    const id = this.builder.tokenId(requestedId, fields, prefix);
     const row = new Token();
     Object.assign(row, {
       tenantId: principal.tenantId,
@@ -70,7 +70,7 @@ export class TokensService {
       modifiedAt: null,
       deletedAt: null,
     });
-    const indexHashes = await this.fill(row, fields, prefix);
+    const indexHashes = await this.builder.fill(row, fields, prefix);
     return { row, fields, indexHashes, transform: atMostMask(transform) };
   }
 
@@ -186,14 +186,14 @@ export class TokensService {
     const row = await this.findAllowed(principal, id, 'token:update');
     const readData = row.data as Buffer;
     const now = this.clock.now();
-    const current = await this.fieldsOf(row);
+    const current = await this.builder.fieldsOf(row);
     const next = applyPatch(current, patch, this.engine, now);
     const transform = transformFor(principal, 'token:update', next.containers);
     if (transform === null) {
       throw ApiError.forbidden('The application may not move tokens into these containers.');
     }
     Object.assign(row, { modifiedBy: principal.applicationId, modifiedAt: now });
-    const indexHashes = await this.fill(row, next, '');
+    const indexHashes = await this.builder.fill(row, next, '');
     const outcome = await this.tokens.manager.transaction(async (manager): Promise<Token | 'saved' | 'stale'> => {
       if (next.deduplicateToken === true && row.fingerprint !== null) {
         await this.tokens.lockFingerprint(manager, row.tenantId, row.type, row.fingerprint);
@@ -239,85 +239,6 @@ export class TokensService {
       throw ApiError.forbidden(`No access rule grants ${permission} on this token's containers.`);
     }
     return row;
-  }
-
-  private tokenId(requested: string | undefined, fields: TokenFields, prefix: string): string {
-    const path = prefix === '' ? 'id' : `${prefix}.id`;
-    if (requested === undefined) {
-      return randomUUID();
-    }
-    let id = requested;
-    if (this.engine.isExpression(requested)) {
-      try {
-        const rendered = this.engine.render(requested, { data: fields.data });
-        id = typeof rendered === 'string' ? rendered : JSON.stringify(rendered);
-      } catch (err) {
-        throw ApiError.field(path, err instanceof ExpressionError ? err.message : 'is not a valid expression');
-      }
-    }
-    const problem = validateTokenId(id);
-    if (problem !== null) {
-      throw ApiError.field(path, problem);
-    }
-    return id;
-  }
-
-  /**
-   * Writes the fields onto the row (ciphertext, keyed fingerprint, case-folded metadata) and returns the
-   * blind indexes of its search indexes.
-   */
-  private async fill(row: Token, fields: TokenFields, prefix: string): Promise<string[]> {
-    const at = (path: string): string => (prefix === '' ? path : `${prefix}.${path}`);
-    const fingerprintSource = this.evaluate(
-      () => this.engine.renderString(fields.fingerprintExpression, { data: fields.data, metadata: fields.metadata ?? {} }),
-      at('fingerprint_expression'),
-    );
-    const indexValues = (fields.searchIndexes ?? []).map((expression, i) => {
-      const value = this.evaluate(() => this.engine.render(expression, { data: fields.data }), at(`search_indexes[${i}]`));
-      if (value === null || value === undefined || value === '') {
-        throw ApiError.field(at(`search_indexes[${i}]`), 'rendered an empty value');
-      }
-      return typeof value === 'string' ? value : JSON.stringify(value);
-    });
-    const sealed = await this.cipher.seal(row.tenantId, row.id, fields.data);
-    Object.assign(row, {
-      type: fields.type,
-      data: sealed.blob,
-      dataKeyVersion: sealed.version,
-      mask: fields.mask,
-      fingerprint: await this.cipher.fingerprint(row.tenantId, fields.type, fingerprintSource),
-      fingerprintExpression: fields.fingerprintExpression,
-      containers: fields.containers,
-      metadata: fields.metadata,
-      metadataCi: fields.metadata === null ? null : Object.fromEntries(Object.entries(fields.metadata).map(([k, v]) => [k, v.toLowerCase()])),
-      searchIndexes: fields.searchIndexes,
-      deduplicateToken: fields.deduplicateToken,
-      expiresAt: fields.expiresAt,
-    });
-    const hashes = await Promise.all(indexValues.map((v) => this.cipher.blindIndex(row.tenantId, v)));
-    return [...new Set(hashes)];
-  }
-
-  private evaluate<T>(render: () => T, path: string): T {
-    try {
-      return render();
-    } catch (err) {
-      throw ApiError.field(path, err instanceof ExpressionError ? err.message : 'could not be evaluated');
-    }
-  }
-
-  private async fieldsOf(row: Token): Promise<TokenFields> {
-    return {
-      type: row.type as TokenFields['type'],
-      data: await this.cipher.open(row.tenantId, row.id, row.data as Buffer),
-      mask: row.mask,
-      containers: row.containers,
-      metadata: row.metadata,
-      searchIndexes: row.searchIndexes,
-      fingerprintExpression: row.fingerprintExpression ?? '',
-      deduplicateToken: row.deduplicateToken,
-      expiresAt: row.expiresAt,
-    };
   }
 
   private async presentDuplicate(principal: Principal, existing: Token): Promise<TokenDto> {

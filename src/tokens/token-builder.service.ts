@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { ApiError } from '../common/api-error';
+import { ExpressionEngine, ExpressionError } from '../expressions';
+import { validateTokenId } from './rules/token-id';
+import { TokenCipher } from './token-cipher.service';
+import { TokenFields } from './token-fields';
+import { Token } from './token.entity';
+
+/** Turns validated fields into a stored row (id, ciphertext, fingerprint, blind indexes) and back. */
+@Injectable()
+export class TokenBuilder {
+  constructor(
+    private readonly cipher: TokenCipher,
+    private readonly engine: ExpressionEngine,
+  ) {}
+
+  tokenId(requested: string | undefined, fields: TokenFields, prefix: string): string {
+    const path = prefix === '' ? 'id' : `${prefix}.id`;
+    if (requested === undefined) {
+      return randomUUID();
+    }
+    let id = requested;
+    if (this.engine.isExpression(requested)) {
+      try {
+        const rendered = this.engine.render(requested, { data: fields.data });
+        id = typeof rendered === 'string' ? rendered : JSON.stringify(rendered);
+      } catch (err) {
+        throw ApiError.field(path, err instanceof ExpressionError ? err.message : 'is not a valid expression');
+      }
+    }
+    const problem = validateTokenId(id);
+    if (problem !== null) {
+      throw ApiError.field(path, problem);
+    }
+    return id;
+  }
+
+  /**
+   * Writes the fields onto the row (ciphertext, keyed fingerprint, case-folded metadata) and returns the
+   * blind indexes of its search indexes.
+   */
+  async fill(row: Token, fields: TokenFields, prefix: string): Promise<string[]> {
+    const at = (path: string): string => (prefix === '' ? path : `${prefix}.${path}`);
+    const fingerprintSource = this.evaluate(
+      () => this.engine.renderString(fields.fingerprintExpression, { data: fields.data, metadata: fields.metadata ?? {} }),
+      at('fingerprint_expression'),
+    );
+    const indexValues = (fields.searchIndexes ?? []).map((expression, i) => {
+      const value = this.evaluate(() => this.engine.render(expression, { data: fields.data }), at(`search_indexes[${i}]`));
+      if (value === null || value === undefined || value === '') {
+        throw ApiError.field(at(`search_indexes[${i}]`), 'rendered an empty value');
+      }
+      return typeof value === 'string' ? value : JSON.stringify(value);
+    });
+    const sealed = await this.cipher.seal(row.tenantId, row.id, fields.data);
+    Object.assign(row, {
+      type: fields.type,
+      data: sealed.blob,
+      dataKeyVersion: sealed.version,
+      mask: fields.mask,
+      fingerprint: await this.cipher.fingerprint(row.tenantId, fields.type, fingerprintSource),
+      fingerprintExpression: fields.fingerprintExpression,
+      containers: fields.containers,
+      metadata: fields.metadata,
+      metadataCi: fields.metadata === null ? null : Object.fromEntries(Object.entries(fields.metadata).map(([k, v]) => [k, v.toLowerCase()])),
+      searchIndexes: fields.searchIndexes,
+      deduplicateToken: fields.deduplicateToken,
+      expiresAt: fields.expiresAt,
+    });
+    const hashes = await Promise.all(indexValues.map((v) => this.cipher.blindIndex(row.tenantId, v)));
+    return [...new Set(hashes)];
+  }
+
+  private evaluate<T>(render: () => T, path: string): T {
+    try {
+      return render();
+    } catch (err) {
+      throw ApiError.field(path, err instanceof ExpressionError ? err.message : 'could not be evaluated');
+    }
+  }
+
+  async fieldsOf(row: Token): Promise<TokenFields> {
+    return {
+      type: row.type as TokenFields['type'],
+      data: await this.cipher.open(row.tenantId, row.id, row.data as Buffer),
+      mask: row.mask,
+      containers: row.containers,
+      metadata: row.metadata,
+      searchIndexes: row.searchIndexes,
+      fingerprintExpression: row.fingerprintExpression ?? '',
+      deduplicateToken: row.deduplicateToken,
+      expiresAt: row.expiresAt,
+    };
+  }
+}
