@@ -39,6 +39,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     throw err;
   }
   app.useLogger(app.get(Logger));
+  // Buffered boot logs are otherwise flushed only by listen(); tests and tools never listen.
+  app.flushLogs();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   // Not strict: /tokenize and merge patches accept any JSON value at the top level.

@@ -66,7 +66,9 @@ function statusOf(exception: unknown): number | undefined {
   if (typeof exception !== 'object' || exception === null) {
     return undefined;
   }
-  const value = (exception as { status?: unknown; statusCode?: unknown }).status ?? (exception as { statusCode?: unknown }).statusCode;
+  const value =
+    (exception as { status?: unknown; statusCode?: unknown }).status ??
+    (exception as { statusCode?: unknown }).statusCode;
   return typeof value === 'number' ? value : undefined;
 }
 

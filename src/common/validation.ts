@@ -15,7 +15,12 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = ''):
         m.startsWith(`${error.property} `) ? `${path}${m.slice(error.property.length)}` : m,
       );
       // defineProperty so a body member named "__proto__" stays an ordinary key of the errors object
-      Object.defineProperty(out, path, { value: messages, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, path, {
+        value: messages,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     for (const [key, value] of Object.entries(flattenValidationErrors(error.children ?? [], path))) {
       Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
@@ -56,7 +61,9 @@ export function nestedDeeperThan(value: unknown, limit: number): boolean {
 class DepthLimitedValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (this.toValidate(metadata) && nestedDeeperThan(value, MAX_DTO_DEPTH)) {
-      throw new BadRequestException({ problem: problem(400, `The ${metadata.type} is nested deeper than ${MAX_DTO_DEPTH} levels.`) });
+      throw new BadRequestException({
+        problem: problem(400, `The ${metadata.type} is nested deeper than ${MAX_DTO_DEPTH} levels.`),
+      });
     }
     return super.transform(value, metadata) as Promise<unknown>;
   }
@@ -78,7 +85,11 @@ export function createValidationPipe(): ValidationPipe {
 /** Validates a plain object against a DTO class the way the global pipe does (for hand-split inputs). */
 export function validatePlain<T extends object>(cls: new () => T, plain: Record<string, unknown>): T {
   const instance = plainToInstance(cls, plain);
-  const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, validationError: { target: false, value: false } });
+  const errors = validateSync(instance, {
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    validationError: { target: false, value: false },
+  });
   if (errors.length > 0) {
     throw ApiError.validation(flattenValidationErrors(errors));
   }

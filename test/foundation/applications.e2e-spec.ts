@@ -12,7 +12,11 @@ describe('applications', () => {
 
   describe('create and read', () => {
     it('creates an application and shows its key once', async () => {
-      const res = await createApplication(ctx, tenant, applicationBody({ name: 'Checkout', rules: [accessRule()] }));
+      const res = await createApplication(
+        ctx,
+        tenant,
+        applicationBody({ name: 'Checkout', rules: [accessRule()] }),
+      );
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
         id: expect.any(String),
@@ -30,9 +34,16 @@ describe('applications', () => {
       const management = await ctx.http.get('/applications/key').set('BT-API-KEY', tenant.key).expect(200);
       expect(res.body.created_by).toBe(management.body.id);
 
-      const got = await ctx.http.get(`/applications/${res.body.id}`).set('BT-API-KEY', tenant.key).expect(200);
+      const got = await ctx.http
+        .get(`/applications/${res.body.id}`)
+        .set('BT-API-KEY', tenant.key)
+        .expect(200);
       expect(got.body).toEqual(withoutKey(res.body));
-      const listed = await ctx.http.get('/applications').query({ id: res.body.id }).set('BT-API-KEY', tenant.key).expect(200);
+      const listed = await ctx.http
+        .get('/applications')
+        .query({ id: res.body.id })
+        .set('BT-API-KEY', tenant.key)
+        .expect(200);
       expect(listed.body.data).toEqual([withoutKey(res.body)]);
       const self = await ctx.http.get('/applications/key').set('BT-API-KEY', res.body.key).expect(200);
       expect(self.body).toEqual(withoutKey(res.body));
@@ -53,7 +64,10 @@ describe('applications', () => {
 
     it('stores only a hash of the key', async () => {
       const created = await createApplication(ctx, tenant);
-      const regenerated = await ctx.http.post(`/applications/${created.body.id}/regenerate`).set('BT-API-KEY', tenant.key).expect(200);
+      const regenerated = await ctx.http
+        .post(`/applications/${created.body.id}/regenerate`)
+        .set('BT-API-KEY', tenant.key)
+        .expect(200);
       const rows: Record<string, unknown>[] = await ctx.dataSource.query('SELECT * FROM applications');
       expect(rows.length).toBeGreaterThan(1);
       const stored = JSON.stringify(rows);
@@ -65,19 +79,29 @@ describe('applications', () => {
 
     it('sorts access rules by priority and normalizes their containers', async () => {
       const body = applicationBody({
-        rules: [accessRule({ priority: 5, container: '/general/' }), accessRule({ priority: 1, container: '/PCI/High/' })],
+        rules: [
+          accessRule({ priority: 5, container: '/general/' }),
+          accessRule({ priority: 1, container: '/PCI/High/' }),
+        ],
       });
       const res = await createApplication(ctx, tenant, body);
       expect(res.status).toBe(201);
-      expect(res.body.rules.map((r: { priority: number; container: string }) => [r.priority, r.container])).toEqual([
+      expect(
+        res.body.rules.map((r: { priority: number; container: string }) => [r.priority, r.container]),
+      ).toEqual([
         [1, '/pci/high/'],
         [5, '/general/'],
       ]);
     });
 
     it('refuses an access rule whose container is not a container path', async () => {
-      const body = applicationBody({ rules: [accessRule(), accessRule({ container: '/pci/high' }), accessRule({ container: 'pci' })] });
-      expectProblem(await createApplication(ctx, tenant, body), 400, ['rules[1].container', 'rules[2].container']);
+      const body = applicationBody({
+        rules: [accessRule(), accessRule({ container: '/pci/high' }), accessRule({ container: 'pci' })],
+      });
+      expectProblem(await createApplication(ctx, tenant, body), 400, [
+        'rules[1].container',
+        'rules[2].container',
+      ]);
     });
   });
 
@@ -89,7 +113,13 @@ describe('applications', () => {
         .set('BT-API-KEY', tenant.key)
         .send({ name: 'Renamed', permissions: ['token:use'] })
         .expect(200);
-      expect(res.body).toMatchObject({ id: created.body.id, name: 'Renamed', type: 'private', permissions: ['token:use'], rules: [] });
+      expect(res.body).toMatchObject({
+        id: created.body.id,
+        name: 'Renamed',
+        type: 'private',
+        permissions: ['token:use'],
+        rules: [],
+      });
       expect(res.body.key).toBeUndefined();
       expect(res.body.modified_by).toBe(created.body.created_by);
       expect(Date.parse(res.body.modified_at)).not.toBeNaN();
@@ -99,22 +129,37 @@ describe('applications', () => {
 
     it('validates PUT like POST', async () => {
       const created = await createApplication(ctx, tenant);
-      const res = await ctx.http.put(`/applications/${created.body.id}`).set('BT-API-KEY', tenant.key).send({ name: '', type: 'public' });
+      const res = await ctx.http
+        .put(`/applications/${created.body.id}`)
+        .set('BT-API-KEY', tenant.key)
+        .send({ name: '', type: 'public' });
       expectProblem(res, 400, ['name', 'type']);
     });
 
     it('deletes an application: 204, then 404', async () => {
       const created = await createApplication(ctx, tenant);
-      const res = await ctx.http.delete(`/applications/${created.body.id}`).set('BT-API-KEY', tenant.key).expect(204);
+      const res = await ctx.http
+        .delete(`/applications/${created.body.id}`)
+        .set('BT-API-KEY', tenant.key)
+        .expect(204);
       expect(res.text).toBe('');
-      expectProblem(await ctx.http.get(`/applications/${created.body.id}`).set('BT-API-KEY', tenant.key), 404);
-      expectProblem(await ctx.http.delete(`/applications/${created.body.id}`).set('BT-API-KEY', tenant.key), 404);
+      expectProblem(
+        await ctx.http.get(`/applications/${created.body.id}`).set('BT-API-KEY', tenant.key),
+        404,
+      );
+      expectProblem(
+        await ctx.http.delete(`/applications/${created.body.id}`).set('BT-API-KEY', tenant.key),
+        404,
+      );
     });
 
     it('answers 404 for an unknown id on every route', async () => {
       const id = '3f0b5d8e-7a1c-4e2b-9d6f-0a1b2c3d4e5f';
       expectProblem(await ctx.http.get(`/applications/${id}`).set('BT-API-KEY', tenant.key), 404);
-      expectProblem(await ctx.http.put(`/applications/${id}`).set('BT-API-KEY', tenant.key).send({ name: 'x' }), 404);
+      expectProblem(
+        await ctx.http.put(`/applications/${id}`).set('BT-API-KEY', tenant.key).send({ name: 'x' }),
+        404,
+      );
       expectProblem(await ctx.http.post(`/applications/${id}/regenerate`).set('BT-API-KEY', tenant.key), 404);
       expectProblem(await ctx.http.delete(`/applications/${id}`).set('BT-API-KEY', tenant.key), 404);
     });
@@ -132,7 +177,10 @@ describe('applications', () => {
       const path = `/applications/${theirs.id}`;
       const responses = [
         await ctx.http.get(path).set('BT-API-KEY', tenant.key),
-        await ctx.http.put(path).set('BT-API-KEY', tenant.key).send({ name: 'Hijacked', permissions: ['token:use'] }),
+        await ctx.http
+          .put(path)
+          .set('BT-API-KEY', tenant.key)
+          .send({ name: 'Hijacked', permissions: ['token:use'] }),
         await ctx.http.post(`${path}/regenerate`).set('BT-API-KEY', tenant.key),
         await ctx.http.delete(path).set('BT-API-KEY', tenant.key),
       ];
@@ -142,25 +190,45 @@ describe('applications', () => {
       }
       // Nothing changed on their side: same name, same permissions, same key
       const mine = await ctx.http.get(path).set('BT-API-KEY', other.key).expect(200);
-      expect(mine.body).toMatchObject({ name: 'private app', permissions: ['token:read'], modified_at: null });
+      expect(mine.body).toMatchObject({
+        name: 'private app',
+        permissions: ['token:read'],
+        modified_at: null,
+      });
       await ctx.http.get('/applications/key').set('BT-API-KEY', theirs.key).expect(200);
     });
 
     it("answers 404 for another tenant's management application too", async () => {
-      const theirManagement = await ctx.http.get('/applications/key').set('BT-API-KEY', other.key).expect(200);
-      expectProblem(await ctx.http.get(`/applications/${theirManagement.body.id}`).set('BT-API-KEY', tenant.key), 404);
+      const theirManagement = await ctx.http
+        .get('/applications/key')
+        .set('BT-API-KEY', other.key)
+        .expect(200);
+      expectProblem(
+        await ctx.http.get(`/applications/${theirManagement.body.id}`).set('BT-API-KEY', tenant.key),
+        404,
+      );
     });
 
     it("never lists another tenant's applications", async () => {
       const mineCreated = await createApplication(ctx, tenant);
-      const theirList = await ctx.http.get('/applications').query({ size: 100 }).set('BT-API-KEY', other.key).expect(200);
+      const theirList = await ctx.http
+        .get('/applications')
+        .query({ size: 100 })
+        .set('BT-API-KEY', other.key)
+        .expect(200);
       const theirIds = theirList.body.data.map((a: { id: string }) => a.id);
       expect(theirIds).toContain(theirs.id);
       expect(theirIds).not.toContain(mineCreated.body.id);
-      expect(theirList.body.data.every((a: { tenant_id: string }) => a.tenant_id === other.tenantId)).toBe(true);
+      expect(theirList.body.data.every((a: { tenant_id: string }) => a.tenant_id === other.tenantId)).toBe(
+        true,
+      );
       expect(theirList.body.pagination.total_items).toBe(2);
 
-      const byId = await ctx.http.get('/applications').query({ id: theirs.id }).set('BT-API-KEY', tenant.key).expect(200);
+      const byId = await ctx.http
+        .get('/applications')
+        .query({ id: theirs.id })
+        .set('BT-API-KEY', tenant.key)
+        .expect(200);
       expect(byId.body).toMatchObject({ data: [], pagination: { total_items: 0 } });
     });
 

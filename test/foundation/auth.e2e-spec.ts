@@ -4,8 +4,20 @@ import { TestContext, TestTenant } from '../support/test-app';
 import { API_KEY_FORMAT, applicationBody, createApplication, expectProblem } from './factories';
 
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
-const APPLICATION_PERMISSIONS = ['application:create', 'application:read', 'application:update', 'application:delete'] as const;
-const PRIVATE_PERMISSIONS: Permission[] = ['token:create', 'token:read', 'token:update', 'token:delete', 'token:use', 'token:search'];
+const APPLICATION_PERMISSIONS = [
+  'application:create',
+  'application:read',
+  'application:update',
+  'application:delete',
+] as const;
+const PRIVATE_PERMISSIONS: Permission[] = [
+  'token:create',
+  'token:read',
+  'token:update',
+  'token:delete',
+  'token:use',
+  'token:search',
+];
 
 /** Every /applications route with the permission it needs; `id` is an application of the caller's tenant. */
 interface Route {
@@ -19,12 +31,42 @@ interface Route {
 function applicationRoutes(ctx: TestContext, id: string): Route[] {
   const http = ctx.http;
   return [
-    { name: 'POST /applications', needs: 'application:create', ok: 201, send: (k) => http.post('/applications').set('BT-API-KEY', k).send(applicationBody()) },
-    { name: 'GET /applications', needs: 'application:read', ok: 200, send: (k) => http.get('/applications').set('BT-API-KEY', k) },
-    { name: 'GET /applications/:id', needs: 'application:read', ok: 200, send: (k) => http.get(`/applications/${id}`).set('BT-API-KEY', k) },
-    { name: 'PUT /applications/:id', needs: 'application:update', ok: 200, send: (k) => http.put(`/applications/${id}`).set('BT-API-KEY', k).send({ name: 'Renamed' }) },
-    { name: 'POST /applications/:id/regenerate', needs: 'application:update', ok: 200, send: (k) => http.post(`/applications/${id}/regenerate`).set('BT-API-KEY', k) },
-    { name: 'DELETE /applications/:id', needs: 'application:delete', ok: 204, send: (k) => http.delete(`/applications/${id}`).set('BT-API-KEY', k) },
+    {
+      name: 'POST /applications',
+      needs: 'application:create',
+      ok: 201,
+      send: (k) => http.post('/applications').set('BT-API-KEY', k).send(applicationBody()),
+    },
+    {
+      name: 'GET /applications',
+      needs: 'application:read',
+      ok: 200,
+      send: (k) => http.get('/applications').set('BT-API-KEY', k),
+    },
+    {
+      name: 'GET /applications/:id',
+      needs: 'application:read',
+      ok: 200,
+      send: (k) => http.get(`/applications/${id}`).set('BT-API-KEY', k),
+    },
+    {
+      name: 'PUT /applications/:id',
+      needs: 'application:update',
+      ok: 200,
+      send: (k) => http.put(`/applications/${id}`).set('BT-API-KEY', k).send({ name: 'Renamed' }),
+    },
+    {
+      name: 'POST /applications/:id/regenerate',
+      needs: 'application:update',
+      ok: 200,
+      send: (k) => http.post(`/applications/${id}/regenerate`).set('BT-API-KEY', k),
+    },
+    {
+      name: 'DELETE /applications/:id',
+      needs: 'application:delete',
+      ok: 204,
+      send: (k) => http.delete(`/applications/${id}`).set('BT-API-KEY', k),
+    },
   ];
 }
 
@@ -73,7 +115,10 @@ describe('authentication and authorization', () => {
       const app = await ctx.newApplication(tenant, 'management', ['application:read']);
       await ctx.http.get('/applications').set('BT-API-KEY', app.key).expect(200);
 
-      const res = await ctx.http.post(`/applications/${app.id}/regenerate`).set('BT-API-KEY', tenant.key).expect(200);
+      const res = await ctx.http
+        .post(`/applications/${app.id}/regenerate`)
+        .set('BT-API-KEY', tenant.key)
+        .expect(200);
       expect(res.body).toMatchObject({ id: app.id, key: expect.stringMatching(API_KEY_FORMAT) });
       expect(res.body.key).not.toBe(app.key);
 
@@ -92,7 +137,10 @@ describe('authentication and authorization', () => {
 
     it('lets an application regenerate its own key, after which only the new one works', async () => {
       const own = await ctx.newApplication(tenant, 'management', ['application:update']);
-      const res = await ctx.http.post(`/applications/${own.id}/regenerate`).set('BT-API-KEY', own.key).expect(200);
+      const res = await ctx.http
+        .post(`/applications/${own.id}/regenerate`)
+        .set('BT-API-KEY', own.key)
+        .expect(200);
       expectProblem(await ctx.http.get('/applications/key').set('BT-API-KEY', own.key), 401);
       await ctx.http.get('/applications/key').set('BT-API-KEY', res.body.key).expect(200);
     });
@@ -115,19 +163,22 @@ describe('authentication and authorization', () => {
       await ctx.http.get('/applications/key').set('BT-API-KEY', target.key).expect(200);
     });
 
-    it.each(APPLICATION_PERMISSIONS)('refuses the routes of %s to a management application without it', async (missing) => {
-      const caller = await ctx.newApplication(
-        tenant,
-        'management',
-        APPLICATION_PERMISSIONS.filter((p) => p !== missing),
-      );
-      const target = await ctx.newApplication(tenant, 'private', ['token:read']);
-      const routes = applicationRoutes(ctx, target.id);
-      const expected = Object.fromEntries(routes.map((r) => [r.name, r.needs === missing ? 403 : r.ok]));
-      expect(await statusesOf(routes, caller.key)).toEqual(expected);
-      const denied = await routes.find((r) => r.needs === missing)!.send(caller.key);
-      expect(denied.body.detail).toContain(missing);
-    });
+    it.each(APPLICATION_PERMISSIONS)(
+      'refuses the routes of %s to a management application without it',
+      async (missing) => {
+        const caller = await ctx.newApplication(
+          tenant,
+          'management',
+          APPLICATION_PERMISSIONS.filter((p) => p !== missing),
+        );
+        const target = await ctx.newApplication(tenant, 'private', ['token:read']);
+        const routes = applicationRoutes(ctx, target.id);
+        const expected = Object.fromEntries(routes.map((r) => [r.name, r.needs === missing ? 403 : r.ok]));
+        expect(await statusesOf(routes, caller.key)).toEqual(expected);
+        const denied = await routes.find((r) => r.needs === missing)!.send(caller.key);
+        expect(denied.body.detail).toContain(missing);
+      },
+    );
 
     it('refuses GET /applications to a management application created with application:create only', async () => {
       const caller = await ctx.newApplication(tenant, 'management', ['application:create']);
@@ -139,7 +190,12 @@ describe('authentication and authorization', () => {
     it('answers GET /applications/key and GET /permissions to any valid key', async () => {
       const caller = await ctx.newApplication(tenant, 'public', ['token:create']);
       const self = await ctx.http.get('/applications/key').set('BT-API-KEY', caller.key).expect(200);
-      expect(self.body).toMatchObject({ id: caller.id, tenant_id: tenant.tenantId, type: 'public', permissions: ['token:create'] });
+      expect(self.body).toMatchObject({
+        id: caller.id,
+        tenant_id: tenant.tenantId,
+        type: 'public',
+        permissions: ['token:create'],
+      });
       await ctx.http.get('/permissions').set('BT-API-KEY', caller.key).expect(200);
     });
   });
@@ -147,19 +203,31 @@ describe('authentication and authorization', () => {
   describe('permissions by application type', () => {
     it('lists every permission with the application types that may hold it', async () => {
       const res = await ctx.http.get('/permissions').set('BT-API-KEY', tenant.key).expect(200);
-      const table = Object.fromEntries(res.body.map((p: { type: string; application_types: string[] }) => [p.type, [...p.application_types].sort()]));
+      const table = Object.fromEntries(
+        res.body.map((p: { type: string; application_types: string[] }) => [
+          p.type,
+          [...p.application_types].sort(),
+        ]),
+      );
       const expected: Record<string, string[]> = {};
       const grant = (types: string[], names: string[]): void => names.forEach((n) => (expected[n] = types));
       grant(['private', 'public'], ['token:create', 'token:update']);
       grant(['private'], ['token:read', 'token:delete', 'token:use', 'token:search']);
-      grant(['management'], [
-        ...APPLICATION_PERMISSIONS,
-        ...['create', 'read', 'update', 'delete'].flatMap((op) => [`reactor:${op}`, `proxy:${op}`, `tenant:invitation:${op}`]),
-        'tenant:read',
-        'tenant:update',
-        'tenant:member:read',
-        'tenant:member:delete',
-      ]);
+      grant(
+        ['management'],
+        [
+          ...APPLICATION_PERMISSIONS,
+          ...['create', 'read', 'update', 'delete'].flatMap((op) => [
+            `reactor:${op}`,
+            `proxy:${op}`,
+            `tenant:invitation:${op}`,
+          ]),
+          'tenant:read',
+          'tenant:update',
+          'tenant:member:read',
+          'tenant:member:delete',
+        ],
+      );
       expect(table).toMatchObject(expected);
       expect(table['token:read']).toEqual(['private']);
     });
@@ -182,7 +250,10 @@ describe('authentication and authorization', () => {
         permissions: ['token:read', 'token:teleport'],
         rules: [{ priority: 1, container: '/pci/', transform: 'reveal', permissions: ['application:read'] }],
       });
-      expectProblem(await createApplication(ctx, tenant, body), 400, ['permissions[1]', 'rules[0].permissions[0]']);
+      expectProblem(await createApplication(ctx, tenant, body), 400, [
+        'permissions[1]',
+        'rules[0].permissions[0]',
+      ]);
     });
 
     it('refuses to grant a forbidden permission on update', async () => {
@@ -192,14 +263,20 @@ describe('authentication and authorization', () => {
         .set('BT-API-KEY', tenant.key)
         .send({ name: 'Browser', permissions: ['token:create', 'token:read'] });
       expectProblem(res, 400, ['permissions[1]']);
-      const unchanged = await ctx.http.get(`/applications/${app.id}`).set('BT-API-KEY', tenant.key).expect(200);
+      const unchanged = await ctx.http
+        .get(`/applications/${app.id}`)
+        .set('BT-API-KEY', tenant.key)
+        .expect(200);
       expect(unchanged.body.permissions).toEqual(['token:create']);
     });
   });
 
   it('never writes an API key to the logs', async () => {
     const app = await ctx.newApplication(tenant, 'private', ['token:read']);
-    const regenerated = await ctx.http.post(`/applications/${app.id}/regenerate`).set('BT-API-KEY', tenant.key).expect(200);
+    const regenerated = await ctx.http
+      .post(`/applications/${app.id}/regenerate`)
+      .set('BT-API-KEY', tenant.key)
+      .expect(200);
     const unknownKey = `key_${'B'.repeat(44)}`;
     for (const key of [tenant.key, app.key, regenerated.body.key, unknownKey]) {
       await ctx.http.get('/applications/key').set('BT-API-KEY', key);

@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import type { App } from 'supertest/types';
 import { createApp, VaultApp } from '../../src/app';
 import { permissionsFor } from '../../src/auth/permissions';
 import { loadConfig } from '../../src/config/app-config';
@@ -14,7 +13,10 @@ import { API_KEY_FORMAT } from './factories';
 /** With PostgreSQL, persistence across restarts is the database's own business. */
 const embeddedOnly = process.env.DATABASE_URL ? it.skip : it;
 
-async function countRows(ctx: TestContext, table: 'tenants' | 'applications' | 'tenant_members'): Promise<number> {
+async function countRows(
+  ctx: TestContext,
+  table: 'tenants' | 'applications' | 'tenant_members',
+): Promise<number> {
   const rows: { n: string }[] = await ctx.dataSource.query(`SELECT count(*) AS n FROM ${table}`);
   return Number(rows[0].n);
 }
@@ -37,9 +39,16 @@ describe('bootstrap on an empty database', () => {
     expect(self.body).toMatchObject({ tenant_id: created!.tenant.id, type: 'management', created_by: null });
     expect([...self.body.permissions].sort()).toEqual([...permissionsFor('management')].sort());
     // The key can do the management work it is for
-    await ctx.http.post('/applications').set('BT-API-KEY', created!.key).send({ name: 'First', type: 'private' }).expect(201);
+    await ctx.http
+      .post('/applications')
+      .set('BT-API-KEY', created!.key)
+      .send({ name: 'First', type: 'private' })
+      .expect(201);
 
-    const members: { role: string }[] = await ctx.dataSource.query('SELECT role FROM tenant_members WHERE tenant_id = $1', [created!.tenant.id]);
+    const members: { role: string }[] = await ctx.dataSource.query(
+      'SELECT role FROM tenant_members WHERE tenant_id = $1',
+      [created!.tenant.id],
+    );
     expect(members).toEqual([{ role: 'OWNER' }]);
 
     expect(await tenants.bootstrap()).toBeNull();
@@ -92,7 +101,12 @@ describe('embedded database across restarts', () => {
   let dataDir: string;
   let vault: VaultApp | undefined;
   const config = () =>
-    loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: dataDir, VAULT_MASTER_KEYS: TEST_MASTER_KEYS });
+    loadConfig({
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: dataDir,
+      VAULT_MASTER_KEYS: TEST_MASTER_KEYS,
+    });
   const http = (app: VaultApp) => request(app.app.getHttpServer());
 
   beforeAll(() => {
@@ -107,13 +121,21 @@ describe('embedded database across restarts', () => {
     vault = await createApp(config());
     const created = await vault.app.get(TenantsService).bootstrap();
     expect(created).not.toBeNull();
-    const app = await http(vault).post('/applications').set('BT-API-KEY', created!.key).send({ name: 'Survivor', type: 'private' }).expect(201);
+    const app = await http(vault)
+      .post('/applications')
+      .set('BT-API-KEY', created!.key)
+      .send({ name: 'Survivor', type: 'private' })
+      .expect(201);
     await vault.close();
     vault = undefined;
 
     vault = await createApp(config());
     const self = await http(vault).get('/applications/key').set('BT-API-KEY', created!.key).expect(200);
-    expect(self.body).toMatchObject({ id: created!.application.id, tenant_id: created!.tenant.id, type: 'management' });
+    expect(self.body).toMatchObject({
+      id: created!.application.id,
+      tenant_id: created!.tenant.id,
+      type: 'management',
+    });
     const survivor = await http(vault).get('/applications/key').set('BT-API-KEY', app.body.key).expect(200);
     expect(survivor.body).toMatchObject({ id: app.body.id, name: 'Survivor' });
     expect(await vault.app.get(TenantsService).bootstrap()).toBeNull();

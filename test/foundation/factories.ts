@@ -8,12 +8,24 @@ export type Body = Record<string, unknown>;
 
 /** A valid create-application body; override or drop (`undefined`) any field. */
 export function applicationBody(overrides: Body = {}): Body {
-  return { name: 'Checkout backend', type: 'private', permissions: ['token:create', 'token:read'], ...overrides };
+  return {
+    name: 'Checkout backend',
+    type: 'private',
+    permissions: ['token:create', 'token:read'],
+    ...overrides,
+  };
 }
 
 /** A valid access rule; override any field. */
 export function accessRule(overrides: Body = {}): Body {
-  return { description: 'Read cards masked', priority: 1, container: '/pci/', transform: 'mask', permissions: ['token:read'], ...overrides };
+  return {
+    description: 'Read cards masked',
+    priority: 1,
+    container: '/pci/',
+    transform: 'mask',
+    permissions: ['token:read'],
+    ...overrides,
+  };
 }
 
 export function withoutField(body: Body, field: string): Body {
@@ -22,7 +34,11 @@ export function withoutField(body: Body, field: string): Body {
 }
 
 /** POST /applications with the tenant's management key; the response is returned whatever its status. */
-export async function createApplication(ctx: TestContext, tenant: TestTenant, body: Body = applicationBody()): Promise<Response> {
+export async function createApplication(
+  ctx: TestContext,
+  tenant: TestTenant,
+  body: Body = applicationBody(),
+): Promise<Response> {
   return ctx.http.post('/applications').set('BT-API-KEY', tenant.key).send(body);
 }
 
@@ -31,7 +47,11 @@ export function expectProblem(res: Response, status: number, errorPaths?: string
   expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { status } });
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(res.body).toEqual(
-    expect.objectContaining({ type: expect.any(String), title: expect.any(String), detail: expect.any(String) }),
+    expect.objectContaining({
+      type: expect.any(String),
+      title: expect.any(String),
+      detail: expect.any(String),
+    }),
   );
   if (errorPaths !== undefined) {
     expect(Object.keys(res.body.errors ?? {})).toEqual(expect.arrayContaining(errorPaths));

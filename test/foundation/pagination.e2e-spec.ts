@@ -4,7 +4,11 @@ import { applicationBody, createApplication, expectProblem } from './factories';
 
 const CREATED = 25;
 const TYPES: ApplicationType[] = ['private', 'public', 'management'];
-const PERMISSION_OF: Record<ApplicationType, string> = { private: 'token:read', public: 'token:create', management: 'application:read' };
+const PERMISSION_OF: Record<ApplicationType, string> = {
+  private: 'token:read',
+  public: 'token:create',
+  management: 'application:read',
+};
 
 interface Listed {
   id: string;
@@ -28,7 +32,11 @@ describe('pagination of GET /applications', () => {
     const created: Listed[] = [{ id: self.body.id, type: 'management', name: self.body.name }];
     for (let i = 1; i <= CREATED; i++) {
       const type = TYPES[i % TYPES.length];
-      const res = await createApplication(ctx, tenant, applicationBody({ name: `App ${i}`, type, permissions: [PERMISSION_OF[type]] }));
+      const res = await createApplication(
+        ctx,
+        tenant,
+        applicationBody({ name: `App ${i}`, type, permissions: [PERMISSION_OF[type]] }),
+      );
       expect(res.status).toBe(201);
       created.push({ id: res.body.id, type, name: res.body.name });
     }
@@ -41,7 +49,12 @@ describe('pagination of GET /applications', () => {
 
   it('defaults to page 1 of 20 and counts every application of the tenant', async () => {
     const res = await list().expect(200);
-    expect(res.body.pagination).toEqual({ total_items: CREATED + 1, page_number: 1, page_size: 20, total_pages: 2 });
+    expect(res.body.pagination).toEqual({
+      total_items: CREATED + 1,
+      page_number: 1,
+      page_size: 20,
+      total_pages: 2,
+    });
     expect(res.body.data.map((a: Listed) => a.id)).toEqual(newestFirst.slice(0, 20).map((a) => a.id));
     expect(res.body.data.every((a: { key?: string }) => a.key === undefined)).toBe(true);
   });
@@ -53,7 +66,10 @@ describe('pagination of GET /applications', () => {
 
     for (const page of [3, 1000, 2147483647]) {
       const past = await list({ page }).expect(200);
-      expect(past.body).toEqual({ pagination: { total_items: 26, page_number: page, page_size: 20, total_pages: 2 }, data: [] });
+      expect(past.body).toEqual({
+        pagination: { total_items: 26, page_number: page, page_size: 20, total_pages: 2 },
+        data: [],
+      });
     }
   });
 
@@ -71,12 +87,19 @@ describe('pagination of GET /applications', () => {
     const seen: string[] = [];
     for (let page = 1; page <= 4; page++) {
       const res = await list({ size: 7, page }).expect(200);
-      expect(res.body.pagination).toEqual({ total_items: 26, page_number: page, page_size: 7, total_pages: 4 });
+      expect(res.body.pagination).toEqual({
+        total_items: 26,
+        page_number: page,
+        page_size: 7,
+        total_pages: 4,
+      });
       expect(res.body.data).toHaveLength(page < 4 ? 7 : 5);
       seen.push(...res.body.data.map((a: Listed) => a.id));
     }
     expect(seen).toEqual(newestFirst.map((a) => a.id));
-    const createdAt = (await list({ size: 100 })).body.data.map((a: { created_at: string }) => Date.parse(a.created_at));
+    const createdAt = (await list({ size: 100 })).body.data.map((a: { created_at: string }) =>
+      Date.parse(a.created_at),
+    );
     expect(createdAt).toEqual([...createdAt].sort((a, b) => b - a));
   });
 
@@ -107,10 +130,13 @@ describe('pagination of GET /applications', () => {
   });
 
   it('filters by type, repeatable, and paginates the filtered list', async () => {
-    const countOf = (types: ApplicationType[]): number => newestFirst.filter((a) => types.includes(a.type)).length;
+    const countOf = (types: ApplicationType[]): number =>
+      newestFirst.filter((a) => types.includes(a.type)).length;
 
     const publics = await list({ type: 'public', size: 100 }).expect(200);
-    expect(publics.body.data.map((x: Listed) => x.id)).toEqual(newestFirst.filter((a) => a.type === 'public').map((a) => a.id));
+    expect(publics.body.data.map((x: Listed) => x.id)).toEqual(
+      newestFirst.filter((a) => a.type === 'public').map((a) => a.id),
+    );
     expect(publics.body.pagination.total_items).toBe(countOf(['public']));
 
     const two = await list({ type: ['public', 'management'], size: 3, page: 2 }).expect(200);

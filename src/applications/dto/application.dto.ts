@@ -9,7 +9,9 @@ import {
   IsOptional,
   IsString,
   IsUUID,
+  Max,
   MaxLength,
+  Min,
   MinLength,
   ValidateNested,
 } from 'class-validator';
@@ -25,8 +27,10 @@ export class AccessRuleDto {
   @MaxLength(500)
   description?: string | null;
 
-  @ApiProperty({ description: 'Rules are tried in ascending priority.' })
+  @ApiProperty({ description: 'Rules are tried in ascending priority.', minimum: 0, maximum: 1000000 })
   @IsInt()
+  @Min(0)
+  @Max(1000000)
   priority: number;
 
   @ApiProperty({ example: '/pci/', description: 'Container prefix the rule covers.' })
