@@ -287,7 +287,18 @@ async function main() {
           `  warning: status codes ${JSON.stringify(row.status_codes)}, ${row.errors} connection errors\n`,
         );
       }
+      const crash = server.unexpectedExit();
+      if (crash !== null) {
+        throw new Error(`${scenario.name}: ${crash}`);
+      }
     }
+  } catch (err) {
+    // A setup request to a crashed server fails as "fetch failed": say why the server is gone.
+    const crash = server.unexpectedExit();
+    if (crash !== null && !(err instanceof Error && err.message.includes(crash))) {
+      throw new Error(`${err instanceof Error ? err.message : String(err)}\n${crash}`);
+    }
+    throw err;
   } finally {
     await server.stop();
   }

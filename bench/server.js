@@ -94,6 +94,7 @@ async function startServer({ postgresUrl, cpuProfileDir = null }) {
   child.stderr.on('data', keep);
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 
+  let stopping = false;
   const server = {
     baseUrl: `http://127.0.0.1:${port}`,
     key,
@@ -101,6 +102,7 @@ async function startServer({ postgresUrl, cpuProfileDir = null }) {
     output,
     /** Stops the process (SIGTERM, then SIGKILL), then removes its data. Safe to call more than once. */
     async stop() {
+      stopping = true;
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');
         const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
@@ -111,6 +113,13 @@ async function startServer({ postgresUrl, cpuProfileDir = null }) {
       if (postgres) {
         await postgres.drop();
       }
+    },
+    /** Why the server stopped on its own (crash, killed), with its last output lines; null while it runs. */
+    unexpectedExit() {
+      if (stopping || (child.exitCode === null && child.signalCode === null)) {
+        return null;
+      }
+      return `the server exited (${child.signalCode ?? `code ${child.exitCode}`}):\n${output.join('\n')}`;
     },
     /** CPU seconds the server process has used so far (Linux /proc), or null where that cannot be read. */
     cpuSeconds() {

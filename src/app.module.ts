@@ -13,6 +13,7 @@ import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { CryptoModule } from './crypto/crypto.module';
 import { DatabaseRuntime } from './database/database';
+import { DatabaseInfoModule } from './database/database-info.module';
 import { HealthModule } from './health/health.module';
 import { JobsModule } from './jobs/jobs.module';
 import { loggerOptions } from './logging';
@@ -33,6 +34,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        DatabaseInfoModule.forRoot(database),
         LoggerModule.forRoot(loggerOptions(config, logStream)),
         TypeOrmModule.forRoot({ ...database.options, retryAttempts: 20, retryDelay: 250 }),
         ScheduleModule.forRoot(),

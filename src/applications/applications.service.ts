@@ -9,6 +9,7 @@ import { ApiError, FieldErrors } from '../common/api-error';
 import { Page, pageOf, pageOffset } from '../common/pagination';
 import { generateApiKey, hashSecret } from '../crypto';
 import { normalizeRuleContainer } from '../tokens/rules/containers';
+import { ApplicationCache } from './application-cache';
 import { Application, ApplicationType } from './application.entity';
 import {
   AccessRuleDto,
@@ -29,28 +30,29 @@ export interface NewApplication {
 
 @Injectable()
 export class ApplicationsService {
-  constructor(@InjectRepository(Application) private readonly applications: Repository<Application>) {}
+  constructor(
+    @InjectRepository(Application) private readonly applications: Repository<Application>,
+    private readonly cache: ApplicationCache,
+  ) {}
 
   /** Resolves an API key to its application; null when unknown (or regenerated). */
   async authenticate(key: string): Promise<Principal | null> {
-    const app = await this.applications.findOne({ where: { keyHash: hashSecret(key) } });
+    const keyHash = hashSecret(key);
+    const cached = this.cache.get(keyHash);
+    if (cached !== undefined) {
+      return cached;
+    }
+    const app = await this.applications.findOne({ where: { keyHash } });
     if (app === null) {
       return null;
     }
-    const granted = new Set<Permission>(app.permissions.filter(isPermission));
-    for (const rule of app.rules) {
-      rule.permissions.filter(isPermission).forEach((p) => granted.add(p));
-    }
-    return {
-      tenantId: app.tenantId,
-      applicationId: app.id,
-      applicationType: app.type,
-      permissions: granted,
-      rules: app.rules,
-    };
+    const principal = toPrincipal(app);
+    this.cache.set(keyHash, principal);
+    return principal;
   }
 
   /** Used by tenant creation (inside its transaction) and by the API. */
+
   async insert(
     manager: EntityManager,
     tenantId: string,
@@ -107,28 +109,40 @@ export class ApplicationsService {
   async update(principal: Principal, id: string, dto: UpdateApplicationDto): Promise<ApplicationDto> {
     const application = await this.find(principal.tenantId, id);
     const { permissions, rules } = checkGrants(application.type, dto.permissions ?? [], dto.rules ?? []);
-    await this.applications.update(
-      { tenantId: principal.tenantId, id },
-      { name: dto.name, permissions, rules, modifiedBy: principal.applicationId, modifiedAt: new Date() },
-    );
+    await this.applications.manager.transaction(async (manager) => {
+      await manager.update(
+        Application,
+        { tenantId: principal.tenantId, id },
+        { name: dto.name, permissions, rules, modifiedBy: principal.applicationId, modifiedAt: new Date() },
+      );
+      await this.cache.changed(manager, id);
+    });
     return this.get(principal, id);
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
-    const result = await this.applications.delete({ tenantId: principal.tenantId, id });
-    if (result.affected === 0) {
+    const affected = await this.applications.manager.transaction(async (manager) => {
+      const result = await manager.delete(Application, { tenantId: principal.tenantId, id });
+      await this.cache.changed(manager, id);
+      return result.affected ?? 0;
+    });
+    if (affected === 0) {
       throw ApiError.notFound('Application');
     }
   }
 
-  /** Issues a new key; the old one stops working with this commit (keys are never cached). */
+  /** Issues a new key; the old one stops working with this commit (evicted from every replica's cache). */
   async regenerate(principal: Principal, id: string): Promise<ApplicationDto> {
     await this.find(principal.tenantId, id);
     const key = generateApiKey();
-    await this.applications.update(
-      { tenantId: principal.tenantId, id },
-      { keyHash: hashSecret(key), modifiedBy: principal.applicationId, modifiedAt: new Date() },
-    );
+    await this.applications.manager.transaction(async (manager) => {
+      await manager.update(
+        Application,
+        { tenantId: principal.tenantId, id },
+        { keyHash: hashSecret(key), modifiedBy: principal.applicationId, modifiedAt: new Date() },
+      );
+      await this.cache.changed(manager, id);
+    });
     return { ...(await this.get(principal, id)), key };
   }
 
@@ -203,5 +217,19 @@ export function toDto(app: Application): ApplicationDto {
     created_at: app.createdAt.toISOString(),
     modified_by: app.modifiedBy,
     modified_at: app.modifiedAt?.toISOString() ?? null,
+  };
+}
+
+function toPrincipal(app: Application): Principal {
+  const granted = new Set<Permission>(app.permissions.filter(isPermission));
+  for (const rule of app.rules) {
+    rule.permissions.filter(isPermission).forEach((p) => granted.add(p));
+  }
+  return {
+    tenantId: app.tenantId,
+    applicationId: app.id,
+    applicationType: app.type,
+    permissions: granted,
+    rules: app.rules,
   };
 }
