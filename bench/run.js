@@ -202,14 +202,15 @@ function table(rows) {
     .join('\n');
 }
 
+/** HEAD's short hash, with "+dirty" when src/ differs from it: the bench measures the working tree it builds. */
 function gitCommit() {
-  try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
-      cwd: __dirname,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    })
+  const git = (args) =>
+    execFileSync('git', args, { cwd: join(__dirname, '..'), stdio: ['ignore', 'pipe', 'ignore'] })
       .toString()
       .trim();
+  try {
+    const head = git(['rev-parse', '--short', 'HEAD']);
+    return git(['status', '--porcelain', '--', 'src']) === '' ? head : `${head}+dirty`;
   } catch {
     return null;
   }
@@ -238,11 +239,13 @@ async function main() {
   process.once('exit', () => server?.killNow());
 
   const startedAt = new Date();
+  const commit = gitCommit();
   server = await startServer({ postgresUrl: config.postgresUrl, cpuProfileDir: config.cpuProfileDir });
   const rows = [];
   try {
     console.log(
-      `Token Vault benchmark: ${server.database} database, node ${process.version}, ${config.connections} connections, ` +
+      `Token Vault benchmark (${commit ?? 'unknown commit'}): ${server.database} database, node ${process.version}, ` +
+        `${config.connections} connections, ` +
         `${config.duration} s per scenario after ${config.warmup} s of warm-up\n`,
     );
     const ctx = scenarioContext(server);
@@ -311,7 +314,7 @@ async function main() {
   mkdirSync(join(__dirname, 'results'), { recursive: true });
   const report = {
     started_at: startedAt.toISOString(),
-    commit: gitCommit(),
+    commit,
     node: process.version,
     database: server.database,
     duration_s: config.duration,

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Brackets, EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { Brackets, EntityManager, In, Repository, SelectQueryBuilder } from 'typeorm';
 import { Token } from './token.entity';
 
 export interface TokenListFilter {
@@ -35,19 +34,21 @@ export class TokensRepository {
     return this.tokens.manager;
   }
 
-  findLive(tenantId: string, id: string, now: Date, manager: EntityManager = this.tokens.manager): Promise<Token | null> {
-    return live(manager.createQueryBuilder(Token, 't'), now)
-      .andWhere('t.tenant_id = :tenantId AND t.id = :id', { tenantId, id })
-      .getOne();
+  /**
+   * By primary key only, liveness checked here: a `deleted_at IS NULL` condition in SQL lets the planner
+   * pick a partial index and scan the whole tenant when statistics are stale.
+   */
+  async findLive(tenantId: string, id: string, now: Date): Promise<Token | null> {
+    const row = await this.tokens.findOne({ where: { tenantId, id } });
+    return row !== null && isLive(row, now) ? row : null;
   }
 
-  findLiveMany(tenantId: string, ids: string[], now: Date): Promise<Token[]> {
+  async findLiveMany(tenantId: string, ids: string[], now: Date): Promise<Token[]> {
     if (ids.length === 0) {
-      return Promise.resolve([]);
+      return [];
     }
-    return live(this.tokens.createQueryBuilder('t'), now)
-      .andWhere('t.tenant_id = :tenantId AND t.id IN (:...ids)', { tenantId, ids })
-      .getMany();
+    const rows = await this.tokens.find({ where: { tenantId, id: In(ids) } });
+    return rows.filter((row) => isLive(row, now));
   }
 
   findDuplicate(manager: EntityManager, tenantId: string, type: string, fingerprint: string, now: Date, exceptId?: string): Promise<Token | null> {
@@ -87,12 +88,58 @@ export class TokensRepository {
       const prefixes = filter.scope.map((c) => `${c.replace(/[\\%_]/g, (m) => `\\${m}`)}%`);
       query.andWhere('EXISTS (SELECT 1 FROM unnest(t.containers) AS c WHERE c LIKE ANY(:prefixes))', { prefixes });
     }
-    return query.orderBy('t.created_at', 'DESC').addOrderBy('t.id', 'ASC').skip(filter.offset).take(filter.limit).getManyAndCount();
+    // One statement for the page and the total; only a page past the end needs a separate count.
+    const { entities, raw } = await query
+      .addSelect('count(*) OVER ()', 'total_items')
+      .orderBy('t.created_at', 'DESC')
+      .addOrderBy('t.id', 'ASC')
+      .offset(filter.offset)
+      .limit(filter.limit)
+      .getRawAndEntities<{ total_items: string }>();
+    if (raw.length > 0) {
+      return [entities, Number(raw[0].total_items)];
+    }
+    return [[], filter.offset === 0 ? 0 : await query.orderBy().offset(undefined).limit(undefined).getCount()];
   }
 
-  /** One INSERT for all the tokens and one for all their blind indexes. */
+  /**
+   * One INSERT for all the tokens (one array parameter per column, whatever the row count) and one for all
+   * their blind indexes.
+   */
   async insert(manager: EntityManager, tokens: { row: Token; indexHashes: string[] }[]): Promise<void> {
-    await manager.insert(Token, tokens.map((t) => t.row) as QueryDeepPartialEntity<Token>[]);
+    const rows = tokens.map((t) => t.row);
+    const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
+    await manager.query(
+      `INSERT INTO tokens (tenant_id, id, type, data, data_key_version, mask, fingerprint, fingerprint_expression,
+         containers, metadata, metadata_ci, search_indexes, deduplicate_token, expires_at, created_by, created_at,
+         modified_by, modified_at, deleted_at)
+       SELECT r.tenant_id, r.id, r.type, r.data, r.data_key_version, r.mask, r.fingerprint, r.fingerprint_expression,
+         ARRAY(SELECT jsonb_array_elements_text(r.containers)), r.metadata, r.metadata_ci, r.search_indexes,
+         r.deduplicate_token, r.expires_at, r.created_by, r.created_at, NULL, NULL, NULL
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bytea[], $5::int[], $6::jsonb[], $7::text[], $8::text[],
+         $9::jsonb[], $10::jsonb[], $11::jsonb[], $12::jsonb[], $13::boolean[], $14::timestamptz[], $15::uuid[],
+         $16::timestamptz[])
+         AS r(tenant_id, id, type, data, data_key_version, mask, fingerprint, fingerprint_expression, containers,
+           metadata, metadata_ci, search_indexes, deduplicate_token, expires_at, created_by, created_at)`,
+      [
+        rows.map((r) => r.tenantId),
+        rows.map((r) => r.id),
+        rows.map((r) => r.type),
+        rows.map((r) => r.data),
+        rows.map((r) => r.dataKeyVersion),
+        rows.map((r) => json(r.mask)),
+        rows.map((r) => r.fingerprint),
+        rows.map((r) => r.fingerprintExpression),
+        rows.map((r) => JSON.stringify(r.containers)),
+        rows.map((r) => json(r.metadata)),
+        rows.map((r) => json(r.metadataCi)),
+        rows.map((r) => json(r.searchIndexes)),
+        rows.map((r) => r.deduplicateToken),
+        rows.map((r) => r.expiresAt),
+        rows.map((r) => r.createdBy),
+        rows.map((r) => r.createdAt),
+      ],
+    );
     await this.insertIndexes(manager, tokens);
   }
 
@@ -117,12 +164,14 @@ export class TokensRepository {
   }
 
   private async insertIndexes(manager: EntityManager, tokens: { row: Token; indexHashes: string[] }[]): Promise<void> {
-    const rows = tokens.flatMap((t) => t.indexHashes.map((hash) => [t.row.tenantId, hash, t.row.id]));
+    const rows = tokens.flatMap((t) => t.indexHashes.map((hash) => ({ tenantId: t.row.tenantId, hash, id: t.row.id })));
     if (rows.length === 0) {
       return;
     }
-    const placeholders = rows.map((_, i) => `($${i * 3 + 1}, $${i * 3 + 2}, $${i * 3 + 3})`).join(', ');
-    await manager.query(`INSERT INTO token_search_indexes (tenant_id, hash, token_id) VALUES ${placeholders}`, rows.flat());
+    await manager.query(
+      'INSERT INTO token_search_indexes (tenant_id, hash, token_id) SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[])',
+      [rows.map((r) => r.tenantId), rows.map((r) => r.hash), rows.map((r) => r.id)],
+    );
   }
 
   /** Deletes the data for good and keeps the row as an audit reference. */
@@ -166,4 +215,8 @@ function live(query: SelectQueryBuilder<Token>, now: Date): SelectQueryBuilder<T
   return query
     .where('t.deleted_at IS NULL')
     .andWhere(new Brackets((q) => q.where('t.expires_at IS NULL').orWhere('t.expires_at > :now', { now })));
+}
+
+function isLive(row: Token, now: Date): boolean {
+  return row.deletedAt === null && (row.expiresAt === null || row.expiresAt > now);
 }

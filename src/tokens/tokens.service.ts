@@ -47,7 +47,11 @@ export class TokensService {
 
   async create(principal: Principal, body: Record<string, unknown>): Promise<TokenDto> {
     const prepared = await this.prepare(principal, body);
-    const [answer] = await this.tokens.manager.transaction((manager) => this.insertMany(manager, [prepared]));
+    // A plain token is one INSERT, atomic by itself; dedup locks and index rows need a transaction.
+    const single = prepared.fields.deduplicateToken !== true && prepared.indexHashes.length === 0;
+    const [answer] = single
+      ? await this.insertMany(this.tokens.manager, [prepared])
+      : await this.tokens.manager.transaction((manager) => this.insertMany(manager, [prepared]));
     return this.answer(principal, answer);
   }
 
