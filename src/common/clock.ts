@@ -1,4 +1,5 @@
 import { Global, Injectable, Module } from '@nestjs/common';
+import { WriteCounter } from './write-counter';
 
 /** The time, behind an injectable so tests move it instead of sleeping. Queries take it as a parameter. */
 @Injectable()
@@ -8,6 +9,7 @@ export class Clock {
   }
 }
 
+/** Process-wide side-effect holders every module may inject. */
 @Global()
-@Module({ providers: [Clock], exports: [Clock] })
+@Module({ providers: [Clock, WriteCounter], exports: [Clock, WriteCounter] })
 export class ClockModule {}

@@ -1,3 +1,4 @@
+import { createSecretKey, generateKeyPairSync } from 'node:crypto';
 import { DecryptError, open, seal, sealedKeyVersion } from './envelope';
 import { randomKey } from './random';
 
@@ -84,6 +85,22 @@ describe('envelope', () => {
     blob[0] = 0x02;
     expectDecryptError(() => open(key, blob, AAD));
     expectDecryptError(() => sealedKeyVersion(blob));
+  });
+
+  it('accepts the key as a KeyObject, interchangeably with its bytes', () => {
+    const keyObject = createSecretKey(key);
+    expect(open(keyObject, seal(keyObject, 2, PLAINTEXT, AAD), AAD).equals(PLAINTEXT)).toBe(true);
+    expect(open(key, seal(keyObject, 2, PLAINTEXT, AAD), AAD).equals(PLAINTEXT)).toBe(true);
+    expect(open(keyObject, seal(key, 2, PLAINTEXT, AAD), AAD).equals(PLAINTEXT)).toBe(true);
+    expectDecryptError(() => open(createSecretKey(randomKey()), seal(key, 1, PLAINTEXT, AAD), AAD));
+    expectDecryptError(() => open(createSecretKey(Buffer.alloc(16)), seal(key, 1, PLAINTEXT, AAD), AAD));
+    expectDecryptError(() => open(keyObject, seal(keyObject, 1, PLAINTEXT, aadFor('tok-1')), aadFor('tok-2')));
+  });
+
+  it('rejects KeyObjects that are not 32-byte secret keys', () => {
+    expect(() => seal(createSecretKey(Buffer.alloc(16)), 1, PLAINTEXT, AAD)).toThrow(RangeError);
+    expect(() => seal(createSecretKey(Buffer.alloc(64)), 1, PLAINTEXT, AAD)).toThrow(RangeError);
+    expect(() => seal(generateKeyPairSync('ed25519').privateKey, 1, PLAINTEXT, AAD)).toThrow(RangeError);
   });
 
   it('validates seal inputs', () => {

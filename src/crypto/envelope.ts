@@ -1,5 +1,5 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { KEY_BYTES } from './random';
+import { createCipheriv, createDecipheriv, KeyObject, randomBytes } from 'node:crypto';
+import { isKey256, KEY_BYTES } from './random';
 
 const FORMAT_V1 = 0x01;
 const HEADER_BYTES = 5; // format byte + uint32 key version
@@ -21,8 +21,8 @@ export class DecryptError extends Error {
  * token id); the header is authenticated too, so the stored key version cannot be edited.
  * Layout: [format 1][key version uint32 BE][nonce 12][tag 16][ciphertext].
  */
-export function seal(dataKey: Buffer, keyVersion: number, plaintext: Buffer, aad: string): Buffer {
-  if (dataKey.length !== KEY_BYTES) {
+export function seal(dataKey: Buffer | KeyObject, keyVersion: number, plaintext: Buffer, aad: string): Buffer {
+  if (!isKey256(dataKey)) {
     throw new RangeError(`seal: data key must be ${KEY_BYTES} bytes`);
   }
   if (!Number.isInteger(keyVersion) || keyVersion < 0 || keyVersion > MAX_KEY_VERSION) {
@@ -48,7 +48,7 @@ export function sealedKeyVersion(blob: Buffer): number {
 }
 
 /** Throws DecryptError on any failure: wrong key, wrong AAD, tampering, truncation, unknown format. */
-export function open(dataKey: Buffer, blob: Buffer, aad: string): Buffer {
+export function open(dataKey: Buffer | KeyObject, blob: Buffer, aad: string): Buffer {
   assertShape(blob);
   try {
     const nonce = blob.subarray(HEADER_BYTES, HEADER_BYTES + NONCE_BYTES);

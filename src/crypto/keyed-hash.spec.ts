@@ -1,5 +1,5 @@
 import bs58 from 'bs58';
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, generateKeyPairSync } from 'node:crypto';
 import { keyedHash } from './keyed-hash';
 import { randomKey } from './random';
 
@@ -30,6 +30,18 @@ describe('keyedHash', () => {
 
   it('differs per value', () => {
     expect(keyedHash(key, 'index', CARD)).not.toBe(keyedHash(key, 'index', '4242424242424241'));
+  });
+
+  it('gives the same hash for the key as a KeyObject', () => {
+    const keyObject = createSecretKey(key);
+    expect(keyedHash(keyObject, 'fingerprint:card', CARD)).toBe(keyedHash(key, 'fingerprint:card', CARD));
+    expect(keyedHash(keyObject, 'index', CARD)).not.toBe(keyedHash(createSecretKey(randomKey()), 'index', CARD));
+  });
+
+  it('rejects KeyObjects that are not 32-byte secret keys', () => {
+    expect(() => keyedHash(createSecretKey(Buffer.alloc(16)), 'index', CARD)).toThrow(RangeError);
+    expect(() => keyedHash(createSecretKey(Buffer.alloc(64)), 'index', CARD)).toThrow(RangeError);
+    expect(() => keyedHash(generateKeyPairSync('ed25519').publicKey, 'index', CARD)).toThrow(RangeError);
   });
 
   it('rejects ambiguous domains and short keys', () => {

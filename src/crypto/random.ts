@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
 import bs58 from 'bs58';
 
 /** Every symmetric key in the vault (master, data, HMAC) is 256 bits. */
@@ -8,6 +8,11 @@ const API_KEY_PREFIX = 'key_';
 const API_KEY_BYTES = 32;
 const PROXY_KEY_BYTES = 24;
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
+
+/** A 256-bit symmetric key, given as bytes or as a secret KeyObject. */
+export function isKey256(key: Buffer | KeyObject): boolean {
+  return key instanceof KeyObject ? key.type === 'secret' && key.symmetricKeySize === KEY_BYTES : key.length === KEY_BYTES;
+}
 
 /** 32 random bytes from the OS CSPRNG. */
 export function randomKey(): Buffer {

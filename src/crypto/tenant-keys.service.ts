@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
+import { createSecretKey, KeyObject } from 'node:crypto';
 import { EntityManager, Repository } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Keyring } from './keyring';
@@ -9,21 +10,22 @@ import { TenantKey, TenantKeyKind } from './tenant-key.entity';
 
 export interface VersionedKey {
   version: number;
-  key: Buffer;
+  key: KeyObject;
 }
 
 /** How long a replica trusts its idea of a tenant's newest data-key version (rotation by another replica). */
 const ACTIVE_VERSION_TTL_MS = 30_000;
 
 /**
- * Holds the master keyring and hands out tenant keys, unwrapped on first use and cached in memory.
+ * Holds the master keyring and hands out tenant keys, unwrapped on first use and cached in memory as
+ * KeyObjects (a raw Buffer key costs Node's cipher and HMAC constructors a key import on every call).
  * Wrapped keys live in `tenant_keys`; unwrapped keys never leave this process.
  */
 @Injectable()
 export class TenantKeysService implements OnModuleInit {
   private readonly logger = new Logger('Keyring');
   private keyring: Keyring;
-  private readonly unwrapped = new Map<string, Buffer>();
+  private readonly unwrapped = new Map<string, KeyObject>();
   private readonly active = new Map<string, { version: number; until: number }>();
 
   constructor(
@@ -72,12 +74,12 @@ export class TenantKeysService implements OnModuleInit {
     return { version, key: await this.key(tenantId, 'data', version) };
   }
 
-  async dataKey(tenantId: string, version: number): Promise<Buffer> {
+  async dataKey(tenantId: string, version: number): Promise<KeyObject> {
     return this.key(tenantId, 'data', version);
   }
 
   /** The HMAC key for fingerprints and blind indexes: one per tenant, never rotated with the data keys. */
-  async hmacKey(tenantId: string): Promise<Buffer> {
+  async hmacKey(tenantId: string): Promise<KeyObject> {
     return this.key(tenantId, 'hmac', 1);
   }
 
@@ -142,7 +144,7 @@ export class TenantKeysService implements OnModuleInit {
     });
   }
 
-  private async key(tenantId: string, kind: TenantKeyKind, version: number): Promise<Buffer> {
+  private async key(tenantId: string, kind: TenantKeyKind, version: number): Promise<KeyObject> {
     const cached = this.unwrapped.get(`${tenantId}:${kind}:${version}`);
     if (cached !== undefined) {
       return cached;
@@ -154,10 +156,13 @@ export class TenantKeysService implements OnModuleInit {
     return this.remember(row);
   }
 
-  private remember(row: TenantKey): Buffer {
+  private remember(row: TenantKey): KeyObject {
     const plain = this.keyring.unwrap(row.wrapped, keyContext(row.tenantId, row.kind, row.version));
-    this.unwrapped.set(`${row.tenantId}:${row.kind}:${row.version}`, plain);
-    return plain;
+    const key = createSecretKey(plain);
+    // The KeyObject holds its own copy: do not leave a second one on the JS heap.
+    plain.fill(0);
+    this.unwrapped.set(`${row.tenantId}:${row.kind}:${row.version}`, key);
+    return key;
   }
 }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, EntityManager, In, Repository, SelectQueryBuilder } from 'typeorm';
+import { WriteCounter } from '../common/write-counter';
 import { Token } from './token.entity';
 
 export interface TokenListFilter {
@@ -28,7 +29,10 @@ function affected(result: unknown[]): number {
 /** Every query takes the tenant id first; "live" means not deleted and not expired at `now`. */
 @Injectable()
 export class TokensRepository {
-  constructor(@InjectRepository(Token) private readonly tokens: Repository<Token>) {}
+  constructor(
+    @InjectRepository(Token) private readonly tokens: Repository<Token>,
+    private readonly writes: WriteCounter,
+  ) {}
 
   get manager(): EntityManager {
     return this.tokens.manager;
@@ -141,6 +145,7 @@ export class TokensRepository {
       ],
     );
     await this.insertIndexes(manager, tokens);
+    this.writes.add(rows.length);
   }
 
   /**

@@ -1,0 +1,60 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { DatabaseRuntime } from '../database/database';
+import { DATABASE_RUNTIME } from '../database/database-info.module';
+import { WriteCounter } from '../common/write-counter';
+
+const WRITES_BEFORE_EARLY_RUN = 5000;
+
+/**
+ * Keeps the planner statistics of the token tables fresh: without them list and search queries fall back
+ * to bad plans. PostgreSQL's autovacuum does this on its own; the embedded database has no autovacuum.
+ */
+@Injectable()
+export class MaintenanceService {
+  private readonly logger = new Logger('Maintenance');
+  private running = false;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(DATABASE_RUNTIME) private readonly database: DatabaseRuntime,
+    private readonly writes: WriteCounter,
+  ) {}
+
+  /** ANALYZE the token tables; on the embedded database also VACUUM them (dead rows of updates and purges). */
+  async analyze(): Promise<void> {
+    // VACUUM refuses to run in a transaction block: dataSource.query sends it alone, outside one.
+    await this.dataSource.query(
+      this.database.embedded ? 'VACUUM (ANALYZE) tokens, token_search_indexes' : 'ANALYZE tokens, token_search_indexes',
+    );
+  }
+
+  /**
+   * Runs early when many rows were written since the last run (a bulk load): the plans of list and search
+   * queries depend on statistics that reflect the table's size.
+   */
+  async runIfBusy(threshold = WRITES_BEFORE_EARLY_RUN): Promise<void> {
+    if (this.writes.peek() >= threshold) {
+      await this.run();
+    }
+  }
+
+  /** The scheduled run: one await, no overlapping runs in this process, failures logged without data. */
+  async run(): Promise<void> {
+    if (this.running) {
+      return;
+    }
+    this.running = true;
+    this.writes.take();
+    const started = Date.now();
+    try {
+      await this.analyze();
+      this.logger.debug({ durationMs: Date.now() - started }, 'token tables analyzed');
+    } catch (err) {
+      this.logger.error({ err: { type: err instanceof Error ? err.name : 'unknown' } }, 'maintenance failed');
+    } finally {
+      this.running = false;
+    }
+  }
+}
