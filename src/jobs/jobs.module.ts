@@ -15,8 +15,9 @@ const MAINTENANCE_AFTER_BOOT_MS = 30_000;
 const WRITES_CHECK_MS = 5_000;
 
 /**
- * Registers the purge on PURGE_CRON (configurable, so it cannot be a static @Cron decorator) and, on the
- * embedded database only (PostgreSQL has autovacuum), table maintenance after boot and every 10 minutes.
+ * Registers the purge on PURGE_CRON (configurable, so it cannot be a static @Cron decorator), table
+ * maintenance soon after bulk loads, and on the embedded database only (PostgreSQL has autovacuum) after
+ * boot and every 10 minutes.
  */
 @Module({
   imports: [TokensModule],
@@ -43,9 +44,11 @@ export class JobsModule implements OnApplicationBootstrap, OnApplicationShutdown
       this.scheduler.addCronJob('maintenance', maintenance);
       const afterBoot = setTimeout(() => void this.maintenance.run(), MAINTENANCE_AFTER_BOOT_MS).unref();
       this.scheduler.addTimeout('maintenance-after-boot', afterBoot);
-      const early = setInterval(() => void this.maintenance.runIfBusy(), WRITES_CHECK_MS).unref();
-      this.scheduler.addInterval('maintenance-on-writes', early);
     }
+    // Also on PostgreSQL: autovacuum may wait a minute or more after a bulk load, and list plans without
+    // statistics scan the whole tenant.
+    const early = setInterval(() => void this.maintenance.runIfBusy(), WRITES_CHECK_MS).unref();
+    this.scheduler.addInterval('maintenance-on-writes', early);
   }
 
   onApplicationShutdown(): void {
