@@ -1,6 +1,7 @@
 import { TenantKeysService } from '../../src/crypto/tenant-keys.service';
 import { ReencryptionService } from '../../src/tokens/reencryption.service';
 import { TEST_MASTER_KEYS, TestContext, TestTenant } from '../support/test-app';
+import { cardNumber } from '../support/token-factory';
 
 const NEW_MASTER = 'test-2:' + Buffer.alloc(32, 9).toString('base64');
 
@@ -9,28 +10,9 @@ describe('key rotation', () => {
   let tenant: TestTenant;
   let key: string;
   const created: { id: string; number: string; fingerprint: string }[] = [];
-  let serial = 0;
-
-  const luhnCard = (): string => {
-    serial += 1;
-    const body = `4000${String(serial).padStart(11, '0')}`;
-    let sum = 0;
-    for (let i = 0; i < body.length; i++) {
-      let d = Number(body[body.length - 1 - i]);
-      if (i % 2 === 0) {
-        d *= 2;
-        if (d > 9) {
-          d -= 9;
-        }
-      }
-      sum += d;
-    }
-    return body + String((10 - (sum % 10)) % 10);
-  };
-
   const createCards = async (n: number): Promise<void> => {
     for (let i = 0; i < n; i++) {
-      const number = luhnCard();
+      const number = cardNumber();
       const res = await ctx.http
         .post('/tokens')
         .set('BT-API-KEY', key)

@@ -1,7 +1,7 @@
 import { ExpressionEngine } from '../expression-engine';
 import { createAliasFilters, RandomInt } from './alias.filters';
 import { FilterRun } from './filter-kit';
-import { passesLuhn } from './luhn';
+import { passesLuhn } from '../../common/luhn';
 
 const run: FilterRun = { charge: () => undefined };
 

@@ -1,6 +1,6 @@
 import { count, text } from './filter-args';
 import { VaultFilter } from './filter-kit';
-import { luhnCheckDigit } from './luhn';
+import { luhnCheckDigit } from '../../common/luhn';
 
 /** A uniform random integer in [0, max); production passes node:crypto randomInt, tests a fixed sequence. */
 export type RandomInt = (max: number) => number;

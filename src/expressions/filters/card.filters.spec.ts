@@ -1,5 +1,5 @@
 import { ExpressionEngine } from '../expression-engine';
-import { luhnCheckDigit, passesLuhn } from './luhn';
+import { luhnCheckDigit, passesLuhn } from '../../common/luhn';
 
 describe('card filters', () => {
   const engine = new ExpressionEngine();

@@ -1,3 +1,4 @@
+import { luhnCheckDigit } from '../../common/luhn';
 import { addError, FieldErrors } from './field-errors';
 
 export const TOKEN_TYPES = ['token', 'card', 'bank'] as const;
@@ -43,21 +44,7 @@ export function defaultsFor(type: TokenType): TokenTypeDefaults {
 
 /** Luhn (mod 10) check over a string of ASCII digits; false for anything else. */
 export function luhnValid(digits: string): boolean {
-  if (!/^\d+$/.test(digits)) {
-    return false;
-  }
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) {
-        d -= 9;
-      }
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
+  return /^\d+$/.test(digits) && luhnCheckDigit(digits.slice(0, -1)) === digits.slice(-1);
 }
 
 /** ABA routing number checksum: 3*(d1+d4+d7) + 7*(d2+d5+d8) + (d3+d6+d9) ≡ 0 (mod 10). */
