@@ -55,3 +55,22 @@ export function containerScope(principal: Principal, permission: Permission): 'a
 export function atMostMask(transform: Transform): Transform {
   return transform === 'reveal' ? 'mask' : transform;
 }
+
+/** Permissions through which an application gets to see token data, and how much each transform shows. */
+const DATA_PERMISSIONS: readonly Permission[] = ['token:read', 'token:search', 'token:use'];
+const VISIBILITY: Record<Transform, number> = { redact: 0, mask: 1, reveal: 2 };
+
+function visibility(principal: Principal, permission: Permission, containers: readonly string[]): number {
+  const transform = transformFor(principal, permission, containers);
+  return transform === null ? 0 : VISIBILITY[transform];
+}
+
+/** True when some permission would show the principal more of a token's data in `to` than in `from`. */
+export function seesMoreIn(principal: Principal, from: readonly string[], to: readonly string[]): boolean {
+  return DATA_PERMISSIONS.some((p) => visibility(principal, p, to) > visibility(principal, p, from));
+}
+
+/** True when some permission shows (or sends on) the token's data in full to the principal. */
+export function mayReveal(principal: Principal, containers: readonly string[]): boolean {
+  return DATA_PERMISSIONS.some((p) => transformFor(principal, p, containers) === 'reveal');
+}

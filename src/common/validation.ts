@@ -58,6 +58,31 @@ export function nestedDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
+/** Free-form members by DTO class prototype (see AsSent). */
+const AS_SENT_MEMBERS = new WeakMap<object, string[]>();
+
+/**
+ * A free-form JSON member (token data, a mask, metadata) that is stored and returned, never merged into other
+ * objects: it reaches the handler exactly as sent. The pipe's own copy would lose every `__proto__`,
+ * `constructor` and `prototype` member at any depth (deleted as prototype-pollution keys, and class-transformer
+ * fails on an object whose `constructor` is not a function), silently changing the data a caller stores.
+ */
+export function AsSent(): PropertyDecorator {
+  return (target, property) => {
+    AS_SENT_MEMBERS.set(target, [...(AS_SENT_MEMBERS.get(target) ?? []), String(property)]);
+  };
+}
+
+function asSentMembers(metatype: unknown): string[] {
+  const members: string[] = [];
+  let proto = (metatype as { prototype?: object } | undefined)?.prototype;
+  while (proto) {
+    members.push(...(AS_SENT_MEMBERS.get(proto) ?? []));
+    proto = Object.getPrototypeOf(proto) as object | undefined;
+  }
+  return members;
+}
+
 class DepthLimitedValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (this.toValidate(metadata) && nestedDeeperThan(value, MAX_DTO_DEPTH)) {
@@ -65,7 +90,29 @@ class DepthLimitedValidationPipe extends ValidationPipe {
         problem: problem(400, `The ${metadata.type} is nested deeper than ${MAX_DTO_DEPTH} levels.`),
       });
     }
-    return super.transform(value, metadata) as Promise<unknown>;
+    // AsSent objects and arrays are validated as empty stand-ins of their kind, then put back as they came
+    const held = new Map<string, unknown>();
+    if (this.toValidate(metadata) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      const body = value as Record<string, unknown>;
+      for (const name of asSentMembers(metadata.metatype)) {
+        const member = Object.hasOwn(body, name) ? body[name] : undefined;
+        if (typeof member === 'object' && member !== null) {
+          held.set(name, member);
+          body[name] = Array.isArray(member) ? [] : {};
+        }
+      }
+    }
+    try {
+      const result = (await super.transform(value, metadata)) as unknown;
+      for (const [name, member] of held) {
+        (result as Record<string, unknown>)[name] = member;
+      }
+      return result;
+    } finally {
+      for (const [name, member] of held) {
+        (value as Record<string, unknown>)[name] = member;
+      }
+    }
   }
 }
 

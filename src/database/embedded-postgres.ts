@@ -11,7 +11,8 @@ export interface EmbeddedPostgres {
 }
 
 const SOCKET_PORT = 5432;
-/** Unix socket paths are limited to ~107 bytes; past that fall back to a loopback port. */
+const SOCKET_NAME = `.s.PGSQL.${SOCKET_PORT}`;
+/** Unix socket paths are limited to ~107 bytes. */
 const MAX_SOCKET_PATH = 100;
 
 /** Another live process holds the embedded database folder. */
@@ -59,14 +60,8 @@ function isAlive(pid: number): boolean {
  * service reaches it through `pg` like any PostgreSQL. PGlite is one session: callers must use a pool of 1.
  */
 export async function startEmbeddedPostgres(dataDir: string | null): Promise<EmbeddedPostgres> {
-  let socketDir: string;
-  let ownedSocketDir: string | null = null;
-  if (dataDir === null) {
-    ownedSocketDir = mkdtempSync(join(tmpdir(), 'tv-pg-'));
-    socketDir = ownedSocketDir;
-  } else {
+  if (dataDir !== null) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    socketDir = dataDir;
   }
   const unlock = dataDir === null ? () => undefined : lockDataDir(dataDir);
   let db: PGlite;
@@ -76,18 +71,20 @@ export async function startEmbeddedPostgres(dataDir: string | null): Promise<Emb
     unlock();
     throw err;
   }
-  const socketPath = join(socketDir, `.s.PGSQL.${SOCKET_PORT}`);
-  const useSocket = socketPath.length <= MAX_SOCKET_PATH;
-  if (useSocket) {
-    rmSync(socketPath, { force: true });
+  // The socket lives in the data folder; when that path is too long for a Unix socket (or there is no data
+  // folder), in a private temporary folder (mode 0700). Never a TCP port: it would have no authentication.
+  let socketDir = dataDir ?? '';
+  let ownedSocketDir: string | null = null;
+  if (dataDir === null || join(dataDir, SOCKET_NAME).length > MAX_SOCKET_PATH) {
+    ownedSocketDir = mkdtempSync(join(tmpdir(), 'tv-pg-'));
+    socketDir = ownedSocketDir;
   }
-  const server = useSocket
-    ? new PGLiteSocketServer({ db, path: socketPath })
-    : new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0 });
+  const socketPath = join(socketDir, SOCKET_NAME);
+  rmSync(socketPath, { force: true });
+  const server = new PGLiteSocketServer({ db, path: socketPath });
   await server.start();
-  const port = useSocket ? SOCKET_PORT : Number(/:(\d+)$/.exec(server.getServerConn())?.[1]);
   return {
-    connection: { host: useSocket ? socketDir : '127.0.0.1', port, user: 'postgres', database: 'postgres' },
+    connection: { host: socketDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres' },
     async close() {
       await server.stop();
       await db.close();

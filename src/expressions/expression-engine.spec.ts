@@ -222,6 +222,43 @@ describe('ExpressionEngine', () => {
       expect(errorOf(() => engine.renderString(many, {})).message).toMatch(/too much output/);
     });
 
+    /** One output chaining slow standard filters: ~100 ms each over 100k characters, no template node between them. */
+    const slowChain = `{{ data | split: "" ${'| reject: "y" '.repeat(40)}| size }}`;
+    const slowData = 'x'.repeat(100_000);
+
+    it('checks the time limit between the filters of one output, typed or not', () => {
+      for (const render of [
+        () => engine.render(slowChain, { data: slowData }),
+        () => engine.renderString(slowChain, { data: slowData }),
+      ]) {
+        const started = Date.now();
+        expect(errorOf(render).message).toMatch(/too long/);
+        expect(Date.now() - started).toBeLessThan(2000);
+      }
+    });
+
+    it('shares one time budget between all the renders of withBudget, async steps included', async () => {
+      const started = Date.now();
+      const outcomes = await engine.withBudget(async () => {
+        const results: string[] = [];
+        for (let i = 0; i < 10; i++) {
+          await new Promise((resolve) => setImmediate(resolve));
+          try {
+            engine.renderDeep({ a: slowChain, b: slowChain }, { data: slowData });
+            results.push('ok');
+          } catch (error) {
+            results.push((error as Error).message);
+          }
+        }
+        return results;
+      }, 600);
+      expect(outcomes.every((o) => /too long/.test(o))).toBe(true);
+      // Ten masks of two leaves each would take 10 s with a limit per render only.
+      expect(Date.now() - started).toBeLessThan(2500);
+      // Outside the budget a cheap render works again.
+      expect(engine.render('{{ data | size }}', { data: 'abc' })).toBe(3);
+    });
+
     it('refuses a template longer than the parse limit', () => {
       expect(errorOf(() => engine.parse('x'.repeat(3_000_000))).message).toMatch(/too long/);
     });

@@ -1,5 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { Context, Liquid, Output, Template, toValue, toValueSync, TypeGuards } from 'liquidjs';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { performance } from 'node:perf_hooks';
+import {
+  Context,
+  FilterImplOptions,
+  Liquid,
+  Output,
+  Template,
+  toValue,
+  toValueSync,
+  TypeGuards,
+} from 'liquidjs';
 import { EXPRESSION_LIMITS } from './expression.limits';
 import { ExpressionError } from './expression.errors';
 import { registerVaultFilters } from './filters';
@@ -8,6 +19,11 @@ import { toExpressionError } from './to-expression-error';
 
 /** Tags that read template files; the vault has none, so they are removed rather than left pointing at disk. */
 const FILE_TAGS = ['include', 'render', 'layout'];
+
+/** Render time left to the expressions of one unit of work (a request), in milliseconds. */
+interface RenderBudget {
+  remainingMs: number;
+}
 
 /**
  * The one Liquid engine of the vault: masks, fingerprints, search indexes, aliases and detokenization all
@@ -18,6 +34,7 @@ export class ExpressionEngine {
   private readonly liquid: Liquid;
   /** Parsed templates by source, oldest first (a Map keeps insertion order, which makes it an LRU). */
   private readonly cache = new Map<string, Template[]>();
+  private readonly budget = new AsyncLocalStorage<RenderBudget>();
 
   constructor() {
     this.liquid = new Liquid({
@@ -34,6 +51,19 @@ export class ExpressionEngine {
       delete this.liquid.tags[tag];
     }
     registerVaultFilters(this.liquid);
+    // liquidjs checks its render limit only between template nodes: a chain of filters in one output (the
+    // whole of a typed render) would otherwise run unchecked, each filter over up to a megabyte of data.
+    for (const [name, filter] of Object.entries(this.liquid.filters)) {
+      this.liquid.registerFilter(name, withDeadlineCheck(filter));
+    }
+  }
+
+  /**
+   * Runs `work` (and everything it awaits) with one render-time budget shared by all the expressions it
+   * renders, so the count of masks, indexes or tokens in a request cannot multiply the per-render limit.
+   */
+  withBudget<T>(work: () => T, ms: number = EXPRESSION_LIMITS.requestRenderMs): T {
+    return this.budget.run({ remainingMs: ms }, work);
   }
 
   /** Throws ExpressionError when the template does not parse (bad syntax, unknown filter or tag). */
@@ -56,11 +86,13 @@ export class ExpressionEngine {
     if (!output) {
       return this.renderText(templates, scope);
     }
-    try {
-      return toValue(toValueSync(output.value.value(this.context(scope), false)));
-    } catch (error) {
-      throw toExpressionError(error);
-    }
+    return this.charged((): unknown => {
+      try {
+        return toValue(toValueSync(output.value.value(this.context(scope), false))) as unknown;
+      } catch (error) {
+        throw toExpressionError(error);
+      }
+    });
   }
 
   /** Renders every string leaf of a mask definition typed; keys and other primitives stay as they are. */
@@ -102,7 +134,8 @@ export class ExpressionEngine {
     }
     let parsed: Template[];
     try {
-      parsed = this.liquid.parse(template);
+      // Charged too: a page of masks with thousands of distinct leaves is mostly parsing
+      parsed = this.charged(() => this.liquid.parse(template));
     } catch (error) {
       throw toExpressionError(error);
     }
@@ -116,20 +149,59 @@ export class ExpressionEngine {
   }
 
   private renderText(templates: Template[], scope: Record<string, unknown>): string {
-    const ctx = this.context(scope);
-    const emitter = new LimitedEmitter(ctx);
-    try {
-      toValueSync(this.liquid.renderer.renderTemplates(templates, ctx, emitter));
-    } catch (error) {
-      throw toExpressionError(error);
-    }
-    return emitter.buffer;
+    return this.charged(() => {
+      const ctx = this.context(scope);
+      const emitter = new LimitedEmitter(ctx);
+      try {
+        toValueSync(this.liquid.renderer.renderTemplates(templates, ctx, emitter));
+      } catch (error) {
+        throw toExpressionError(error);
+      }
+      return emitter.buffer;
+    });
   }
 
-  /** A fresh context per render: its own time and memory budget; a shallow copy so `increment` cannot write back. */
-  private context(scope: Record<string, unknown>): Context {
-    return new Context({ ...scope }, this.liquid.options, { sync: true }, { liquid: this.liquid });
+  /** Charges the (synchronous) render's time to the current budget, if any. */
+  private charged<T>(render: () => T): T {
+    const budget = this.budget.getStore();
+    const started = performance.now();
+    try {
+      return render();
+    } finally {
+      if (budget !== undefined) {
+        budget.remainingMs -= performance.now() - started;
+      }
+    }
   }
+
+  /**
+   * A fresh context per render: its own memory budget and a time limit of the per-render limit or what is
+   * left of the current budget, whichever is less; a shallow copy so `increment` cannot write back.
+   */
+  private context(scope: Record<string, unknown>): Context {
+    const remaining = this.budget.getStore()?.remainingMs ?? Infinity;
+    const renderLimit = Math.max(0, Math.min(EXPRESSION_LIMITS.renderMs, remaining));
+    return new Context(
+      { ...scope },
+      this.liquid.options,
+      { sync: true, renderLimit },
+      { liquid: this.liquid },
+    );
+  }
+}
+
+/** A filter that first fails with the render-limit error once the render's time is up. */
+function withDeadlineCheck(filter: FilterImplOptions): FilterImplOptions {
+  const handler = typeof filter === 'function' ? filter : filter.handler;
+  const checked: typeof handler = function (
+    this: ThisParameterType<typeof handler>,
+    value: unknown,
+    ...args: unknown[]
+  ): unknown {
+    this.context.renderLimit.check(performance.now());
+    return handler.call(this, value, ...args) as unknown;
+  };
+  return typeof filter === 'function' ? checked : { ...filter, handler: checked };
 }
 
 /** The Output of a template made of one `{{ ... }}` and, at most, whitespace around it. */

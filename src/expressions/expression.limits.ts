@@ -4,6 +4,8 @@ export const EXPRESSION_LIMITS = {
   parseLength: 2_000_000,
   /** Milliseconds one render may take; checked between template nodes (loop iterations included). */
   renderMs: 500,
+  /** Milliseconds all the renders of one request may take together (ExpressionEngine.withBudget). */
+  requestRenderMs: 1000,
   /** Characters (and array slots) one render may allocate, output included. */
   memory: 10_000_000,
   /** Parsed templates kept in the LRU cache, and the longest template worth caching. */

@@ -46,7 +46,13 @@ export function parseSearchQuery(query: string): SearchTerms {
     } else if (field === 'type') {
       terms.types.push(value);
     } else if (field.startsWith('metadata.') && field.length > 'metadata.'.length) {
-      terms.metadata[field.slice('metadata.'.length)] = value.toLowerCase();
+      // defineProperty: a `metadata.__proto__` term stays a term instead of setting the prototype
+      Object.defineProperty(terms.metadata, field.slice('metadata.'.length), {
+        value: value.toLowerCase(),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     } else {
       throw ApiError.field('query', 'fields are data, id, type and metadata.<key>');
     }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../common/api-error';
 import { ExpressionEngine, ExpressionError } from '../expressions';
-import { validateTokenId } from './rules/token-id';
+import { idContainsData, validateTokenId } from './rules/token-id';
 import { TokenCipher } from './token-cipher.service';
 import { TokenFields } from './token-fields';
 import { Token } from './token.entity';
@@ -32,6 +32,9 @@ export class TokenBuilder {
     const problem = validateTokenId(id);
     if (problem !== null) {
       throw ApiError.field(path, problem);
+    }
+    if (idContainsData(id, fields.data)) {
+      throw ApiError.field(path, 'must not contain a value of the token data');
     }
     return id;
   }

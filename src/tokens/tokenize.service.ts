@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Principal } from '../auth/principal';
 import { ApiError, FieldErrors } from '../common/api-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { addError } from './rules/field-errors';
 import { PreparedToken, TokensService } from './tokens.service';
 
 interface Slot {
@@ -48,7 +49,15 @@ export class TokenizeService {
         if (!(err instanceof ApiError) || err.status !== 400) {
           throw err;
         }
-        Object.assign(errors, err.errors ?? { [slot.path === '' ? 'body' : slot.path]: [err.detail] });
+        // addError, not Object.assign: a "__proto__" path would set the prototype instead, the failure would be
+        // lost and the request would answer 200 having created nothing
+        const entries = Object.entries(err.errors ?? {});
+        if (entries.length === 0) {
+          addError(errors, slot.path === '' ? 'body' : slot.path, err.detail);
+        }
+        for (const [path, messages] of entries) {
+          messages.forEach((message) => addError(errors, path, message));
+        }
       }
     }
     if (Object.keys(errors).length > 0) {

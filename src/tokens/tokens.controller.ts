@@ -71,15 +71,16 @@ export class TokensController {
 /** `metadata.<key>=value` filters; a key given more than once is ignored (spec §4.2). */
 function splitMetadataFilters(raw: Record<string, unknown>): { query: Record<string, unknown>; metadata: Record<string, string> } {
   const query: Record<string, unknown> = {};
-  const metadata: Record<string, string> = {};
+  const metadata = new Map<string, string>();
   for (const [key, value] of Object.entries(raw)) {
     if (!key.startsWith(METADATA_PREFIX)) {
       query[key] = value;
     } else if (typeof value === 'string' && key.length > METADATA_PREFIX.length) {
-      metadata[key.slice(METADATA_PREFIX.length)] = value;
+      metadata.set(key.slice(METADATA_PREFIX.length), value);
     }
   }
-  return { query, metadata };
+  // fromEntries defines own properties: a `metadata.__proto__` filter stays a filter instead of being dropped
+  return { query, metadata: Object.fromEntries(metadata) };
 }
 
 /** DTO instances carry every declared field (undefined when absent); the rules need only what was sent. */

@@ -10,6 +10,7 @@ import { Page, PageQueryDto, pageOf, pageOffset } from '../common/pagination';
 import { ExpressionEngine } from '../expressions';
 import { SearchTokensDto, TokenDto } from './dto/token.dto';
 import { parseSearchQuery } from './search-query';
+import { patchDenial } from './rules/patch-access';
 import { TokenBuilder } from './token-builder.service';
 import { TokenCipher } from './token-cipher.service';
 import { readCreateRequest, applyPatch, TokenFields } from './token-fields';
@@ -195,6 +196,10 @@ export class TokensService {
     const transform = transformFor(principal, 'token:update', next.containers);
     if (transform === null) {
       throw ApiError.forbidden('The application may not move tokens into these containers.');
+    }
+    const denied = patchDenial(principal, current, next);
+    if (denied !== null) {
+      throw ApiError.forbidden(denied);
     }
     Object.assign(row, { modifiedBy: principal.applicationId, modifiedAt: now });
     const indexHashes = await this.builder.fill(row, next, '');

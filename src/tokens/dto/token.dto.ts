@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsArray, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { PageQueryDto, PaginationDto } from '../../common/pagination';
 import { ToArray } from '../../common/query';
+import { AsSent } from '../../common/validation';
 import { TOKEN_TYPES } from '../rules/token-types';
 
 const anyJson = { oneOf: [{ type: 'object' }, { type: 'array', items: {} }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }] };
@@ -19,10 +20,12 @@ export class CreateTokenDto {
 
   @ApiProperty({ ...anyJson, description: 'The sensitive data. Card: number, expiration_month, expiration_year, cvc. Bank: routing_number, account_number.' })
   @IsDefined()
+  @AsSent()
   data: unknown;
 
   @ApiPropertyOptional({ ...anyJson, nullable: true, description: 'Mask expression(s), e.g. "{{ data | reveal_last: 4 }}".' })
   @Allow()
+  @AsSent()
   mask?: unknown;
 
   @ApiPropertyOptional({ type: [String], example: ['/pci/high/'] })
@@ -33,6 +36,7 @@ export class CreateTokenDto {
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, nullable: true })
   @IsOptional()
   @IsObject()
+  @AsSent()
   metadata?: Record<string, unknown> | null;
 
   @ApiPropertyOptional({ type: [String], nullable: true, example: ['{{ data.number | last4 }}'] })
@@ -58,10 +62,11 @@ export class CreateTokenDto {
 
 /** PATCH body (application/merge-patch+json): data, mask and metadata merge; the rest replace. */
 export class UpdateTokenDto {
-  @ApiPropertyOptional(anyJson) @Allow() data?: unknown;
-  @ApiPropertyOptional({ ...anyJson, nullable: true }) @Allow() mask?: unknown;
+  @ApiPropertyOptional(anyJson) @Allow() @AsSent() data?: unknown;
+  @ApiPropertyOptional({ ...anyJson, nullable: true }) @Allow() @AsSent() mask?: unknown;
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', nullable: true }, nullable: true })
   @Allow()
+  @AsSent()
   metadata?: unknown;
   @ApiPropertyOptional({ type: [String] }) @Allow() containers?: unknown;
   @ApiPropertyOptional({ type: [String], nullable: true }) @Allow() search_indexes?: unknown;

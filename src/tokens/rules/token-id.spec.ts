@@ -1,4 +1,4 @@
-import { validateTokenId } from './token-id';
+import { idContainsData, validateTokenId } from './token-id';
 
 const LENGTH = 'must be 3 to 400 characters long';
 const FORBIDDEN = 'must not contain any of # / \\ + ? [ ] | & = % < > { } ^';
@@ -55,5 +55,23 @@ describe('validateTokenId', () => {
     for (const id of ['secret-4242#', 'x', 'secret value', 'secret\u0000id']) {
       expect(validateTokenId(id)).not.toContain('secret');
     }
+  });
+});
+
+describe('idContainsData', () => {
+  const card = { number: '4242424242424242', expiration_month: 12, expiration_year: 2030, cvc: '123' };
+
+  it('finds a whole data value of 8 or more characters anywhere in the id', () => {
+    expect(idContainsData('4242424242424242', card)).toBe(true);
+    expect(idContainsData('card-4242424242424242-x', card)).toBe(true);
+    expect(idContainsData('ssn-123-45-6789', '123-45-6789')).toBe(true);
+    expect(idContainsData('acct-12345678901', { nested: [{ account: 12345678901 }] })).toBe(true);
+  });
+
+  it('allows ids sharing only parts or short values with the data', () => {
+    expect(idContainsData('424242XXXXXX4242', card)).toBe(false);
+    expect(idContainsData('card-2030-12-123', card)).toBe(false);
+    expect(idContainsData('d290f1ee-6c54-4b01-90e6-d701748f0851', card)).toBe(false);
+    expect(idContainsData('order-1', 'order-1')).toBe(false);
   });
 });

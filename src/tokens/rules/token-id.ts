@@ -27,3 +27,27 @@ export function validateTokenId(id: string): string | null {
   }
   return null;
 }
+
+/** Shortest data value an id may not contain: card, account and social security numbers are all longer. */
+const MIN_DATA_VALUE_LENGTH = 8;
+
+/**
+ * True when the id holds a whole string or number of the token data (spec §2.1: an id holds no sensitive
+ * data). Ids are returned to callers whose rules redact the data and appear in request paths, so an alias
+ * such as `{{ data.number }}` would publish the card number.
+ */
+export function idContainsData(id: string, data: unknown): boolean {
+  const pending: unknown[] = [data];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === 'string' || typeof value === 'number') {
+      const text = String(value);
+      if (text.length >= MIN_DATA_VALUE_LENGTH && id.includes(text)) {
+        return true;
+      }
+    } else if (typeof value === 'object' && value !== null) {
+      pending.push(...(Object.values(value) as unknown[]));
+    }
+  }
+  return false;
+}

@@ -1,0 +1,70 @@
+import { TestContext, TestTenant } from '../support/test-app';
+import { rule, tokenApp, TokensApi } from '../support/token-factory';
+
+// Booting on a busy machine can exceed the 5 s default; the project-level testTimeout is not applied.
+jest.setTimeout(120_000);
+
+/**
+ * Expressions are bounded per request, not per render: many slow mask leaves, many tokens on a page or in
+ * one tokenize body cannot multiply the render limit into minutes of a blocked event loop.
+ */
+describe('expression render time per request', () => {
+  let ctx: TestContext;
+  let tenant: TestTenant;
+  let api: TokensApi;
+  let key: string;
+
+  /** One output chaining slow filters (~100 ms each over the data below) that liquidjs checks only between nodes. */
+  const slow = `{{ data | split: "" ${'| reject: "y" '.repeat(40)}| size }}`;
+  const data = 'x'.repeat(100_000);
+  /** Ten leaves of ~4 s each: 40 s per render of this mask when only each render was limited. */
+  const mask = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`leaf${i}`, slow]));
+  const LIMIT_MS = 6000;
+
+  async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
+    const started = Date.now();
+    const result = await work();
+    return [result, Date.now() - started];
+  }
+
+  beforeAll(async () => {
+    ctx = await TestContext.create();
+    tenant = await ctx.newTenant();
+    const app = await tokenApp(ctx, tenant, [rule('/', 'reveal', ['token:create', 'token:read'])]);
+    api = app.api;
+    key = app.key;
+  });
+  afterAll(() => ctx.close());
+
+  it('bounds create, get and a page of such tokens, answering without the unfinished masks', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const [created, ms] = await timed(() => api.create({ type: 'token', data, mask }));
+      expect(created.status).toBe(201);
+      expect(ms).toBeLessThan(LIMIT_MS);
+      ids.push(created.body.id);
+    }
+    const [got, getMs] = await timed(() => api.get(ids[0]));
+    expect(got.status).toBe(200);
+    expect(getMs).toBeLessThan(LIMIT_MS);
+    const [page, listMs] = await timed(() => api.list());
+    expect(page.status).toBe(200);
+    expect(page.body.data).toHaveLength(3);
+    expect(listMs).toBeLessThan(LIMIT_MS);
+  });
+
+  it('bounds the expressions of every definition of one tokenize request', async () => {
+    const definition = { type: 'token', data, search_indexes: [slow, slow] };
+    const [res, ms] = await timed(() =>
+      ctx.http.post('/tokenize').set('BT-API-KEY', key).send([definition, definition, definition]),
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.errors['[0].search_indexes[0]']).toEqual([expect.stringMatching(/too long/)]);
+    expect(ms).toBeLessThan(LIMIT_MS);
+  });
+
+  it('gives each request its own budget: cheap expressions work again right after', async () => {
+    const res = await api.create({ type: 'token', data: 'abc', mask: '{{ data | size }}' }).expect(201);
+    expect(res.body.data).toBe(3);
+  });
+});
