@@ -1,8 +1,13 @@
-import { Module } from '@nestjs/common';
+import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { ExpressionBudgetMiddleware } from './expression-budget.middleware';
 import { ExpressionEngine } from './expression-engine';
 
 @Module({
   providers: [ExpressionEngine],
   exports: [ExpressionEngine],
 })
-export class ExpressionsModule {}
+export class ExpressionsModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(ExpressionBudgetMiddleware).forRoutes('*');
+  }
+}

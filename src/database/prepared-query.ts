@@ -1,0 +1,40 @@
+import type { PoolClient } from 'pg';
+import { EntityManager, QueryFailedError } from 'typeorm';
+
+/**
+ * Runs one of the hot, fixed statements as a named prepared statement: each pooled connection parses and plans
+ * it once instead of on every request (the embedded database does that work on the request thread). A name
+ * stands for one text. Uses the manager's transaction when it has one; a failed statement throws TypeORM's
+ * QueryFailedError, as `manager.query` does.
+ */
+export async function preparedQuery<T extends object>(manager: EntityManager, name: string, text: string, values: unknown[]): Promise<T[]> {
+  const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
+  try {
+    const client = (await runner.connect()) as PoolClient;
+    try {
+      return (await client.query<T>({ name: `${name}#${connectionNumber(client)}`, text, values })).rows;
+    } catch (err) {
+      throw new QueryFailedError(text, values, err as Error);
+    }
+  } finally {
+    if (runner !== manager.queryRunner) {
+      await runner.release();
+    }
+  }
+}
+
+/**
+ * Statement names are per connection: the embedded database is one session that outlives its connections, so a
+ * new connection must not prepare a name that an earlier one already prepared there.
+ */
+const connectionNumbers = new WeakMap<PoolClient, number>();
+let connections = 0;
+
+function connectionNumber(client: PoolClient): number {
+  let number = connectionNumbers.get(client);
+  if (number === undefined) {
+    number = ++connections;
+    connectionNumbers.set(client, number);
+  }
+  return number;
+}
