@@ -42,6 +42,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   // Buffered boot logs are otherwise flushed only by listen(); tests and tools never listen.
   app.flushLogs();
   app.disable('x-powered-by');
+  // Express's default ETag is an unsalted SHA-1 of the body: on a revealed card, a brute-forceable hash of it.
+  app.set('etag', false);
   app.set('query parser', 'simple');
   // Not strict: /tokenize and merge patches accept any JSON value at the top level.
   app.useBodyParser('json', { limit: BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] });

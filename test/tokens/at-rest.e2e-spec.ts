@@ -89,6 +89,15 @@ describe('token data at rest, in errors and in logs', () => {
     expect(row.data.length).toBeGreaterThan(card.number.length);
   });
 
+  it('sends no ETag: a hash of a revealed body would be a brute-forceable hash of the card', async () => {
+    const data = cardData();
+    sensitive.push(data.number);
+    const id = (await revealer.api.create({ type: 'card', data }).expect(201)).body.id;
+    const res = await revealer.api.get(id).expect(200);
+    expect(res.body.data.number).toBe(data.number);
+    expect(res.headers.etag).toBeUndefined();
+  });
+
   it('a ciphertext copied onto another token fails to decrypt: 5xx without data or stack', async () => {
     const a = cardData();
     const b = cardData();
