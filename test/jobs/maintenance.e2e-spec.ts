@@ -2,9 +2,6 @@ import { MaintenanceService } from '../../src/jobs/maintenance.service';
 import { TestContext } from '../support/test-app';
 import { cardData, tokenApp } from '../support/token-factory';
 
-// Booting on a busy machine can exceed the 5 s default; the project-level testTimeout is not applied.
-jest.setTimeout(60_000);
-
 interface TableStats {
   relname: string;
   reltuples: number;

@@ -1,7 +1,7 @@
 import { TestContext, TestTenant } from '../support/test-app';
 import { rule, tokenApp, TokensApi } from '../support/token-factory';
 
-// Booting on a busy machine can exceed the 5 s default; the project-level testTimeout is not applied.
+// Longer than the global 60 s: these cases run the expression budget to its end on several paths.
 jest.setTimeout(120_000);
 
 /**

@@ -1,9 +1,6 @@
 import { TestContext, TestTenant } from '../support/test-app';
 import { cardData, rule, tokenApp, TokensApi } from '../support/token-factory';
 
-// Booting on a busy machine can exceed the 5 s default; the project-level testTimeout is not applied.
-jest.setTimeout(60_000);
-
 /** Written as text: a `__proto__` member would not survive JSON.stringify of an object literal. */
 const DATA = '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"plain":"v"}';
 const METADATA = '{"__proto__":"p","constructor":"c","plain":"m"}';

@@ -1,9 +1,6 @@
 import { TestContext, TestTenant } from '../support/test-app';
 import { bankData, cardData, tokenApp, TokensApi } from '../support/token-factory';
 
-// Booting on a busy machine can exceed the 5 s default; the project-level testTimeout is not applied.
-jest.setTimeout(60_000);
-
 /**
  * A token id is shown to every caller that may see the token, redacting ones included, and travels in request
  * paths and logs: an id (custom or rendered from an alias expression) must not carry a data value (spec §2.1).

@@ -9,9 +9,6 @@ import {
   TokensApi,
 } from '../support/token-factory';
 
-// Booting on a busy machine can exceed the 5 s default; the project-level testTimeout is not applied.
-jest.setTimeout(60_000);
-
 /**
  * An update must not show its author more of a token's data than the author's access rules do: not through
  * a new mask, a new fingerprint expression, a new search index, nor by moving the token.

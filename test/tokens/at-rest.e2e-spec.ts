@@ -9,9 +9,6 @@ import {
   TokensApi,
 } from '../support/token-factory';
 
-// Booting on a busy machine can exceed the 5 s default; the project-level testTimeout is not applied.
-jest.setTimeout(60_000);
-
 /** Every way a value could sit in a column: as JSON text, as UTF-8 in a bytea, or hex-encoded. */
 function renderings(value: unknown): string[] {
   if (Buffer.isBuffer(value)) {

@@ -14,9 +14,6 @@ import {
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
 
-// Booting on a busy machine can exceed the 5 s default; the project-level testTimeout is not applied.
-jest.setTimeout(60_000);
-
 describe('POST /tokens', () => {
   let ctx: TestContext;
   let tenant: TestTenant;

@@ -11,9 +11,6 @@ import {
   TokensApi,
 } from '../support/token-factory';
 
-// Booting on a busy machine can exceed the 5 s default; the project-level testTimeout is not applied.
-jest.setTimeout(60_000);
-
 const HOUR = 3_600_000;
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 

@@ -2,9 +2,6 @@ import { Clock } from '../../src/common/clock';
 import { TestContext } from '../support/test-app';
 import { bankData, cardData, rule, tokenApp, TokensApi } from '../support/token-factory';
 
-// Booting on a busy machine can exceed the 5 s default; the project-level testTimeout is not applied.
-jest.setTimeout(60_000);
-
 describe('GET /tokens', () => {
   let ctx: TestContext;
 

@@ -8,9 +8,6 @@ import {
   TokensApi,
 } from '../support/token-factory';
 
-// Booting on a busy machine can exceed the 5 s default; the project-level testTimeout is not applied.
-jest.setTimeout(60_000);
-
 describe('tenancy and deletion', () => {
   let ctx: TestContext;
   let tenantA: TestTenant;

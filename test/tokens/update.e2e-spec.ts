@@ -9,9 +9,6 @@ import {
   TokensApi,
 } from '../support/token-factory';
 
-// Booting on a busy machine can exceed the 5 s default; the project-level testTimeout is not applied.
-jest.setTimeout(60_000);
-
 describe('PATCH /tokens/<id>', () => {
   let ctx: TestContext;
   let tenant: TestTenant;
