@@ -46,7 +46,11 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   app.set('etag', false);
   app.set('query parser', 'simple');
   // Not strict: /tokenize and merge patches accept any JSON value at the top level.
-  app.useBodyParser('json', { limit: BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] });
+  app.useBodyParser('json', {
+    limit: BODY_LIMIT,
+    strict: false,
+    type: ['application/json', 'application/*+json'],
+  });
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
   app.useBodyParser('text', { limit: BODY_LIMIT, type: ['text/*'] });
   if (options.docs !== false) {

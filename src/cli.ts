@@ -45,17 +45,22 @@ const COMMANDS: Record<string, Command> = {
     run: (args, config) => {
       parse(args, {});
       if (config.masterKeys === null) {
-        throw new CliError('VAULT_MASTER_KEYS is not set: put the new master key first and the old ones after it.');
+        throw new CliError(
+          'VAULT_MASTER_KEYS is not set: put the new master key first and the old ones after it.',
+        );
       }
       return withAppContext(config, async (app) => {
         const moved = await app.get(TenantKeysService).rewrapUnderActiveMaster();
-        out(`Re-wrapped ${moved} tenant key(s) under master key ${app.get(TenantKeysService).masterKeyring.activeKeyId}.`);
+        out(
+          `Re-wrapped ${moved} tenant key(s) under master key ${app.get(TenantKeysService).masterKeyring.activeKeyId}.`,
+        );
       });
     },
   },
   'keys:rotate-tenant': {
     usage: 'keys:rotate-tenant --tenant <tenant id>',
-    summary: 'Create a new data key for the tenant; new writes use it (run keys:reencrypt to move old tokens).',
+    summary:
+      'Create a new data key for the tenant; new writes use it (run keys:reencrypt to move old tokens).',
     run: (args, config) => {
       const { values } = parse(args, { tenant: { type: 'string' } });
       const tenantId = typeof values.tenant === 'string' ? values.tenant : '';
@@ -80,7 +85,9 @@ const COMMANDS: Record<string, Command> = {
       return withAppContext(config, async (app) => {
         const total = await app
           .get(ReencryptionService)
-          .reencryptAll(batchSize, (p) => fail(`tenant ${p.tenantId}: ${p.reencrypted} token(s) re-encrypted`));
+          .reencryptAll(batchSize, (p) =>
+            fail(`tenant ${p.tenantId}: ${p.reencrypted} token(s) re-encrypted`),
+          );
         out(`Re-encrypted ${total} token(s).`);
       });
     },

@@ -12,7 +12,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setVersion('1')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'BT-API-KEY' }, API_KEY_SCHEME)
     .build();
-  return SwaggerModule.createDocument(app, config, { operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` });
+  return SwaggerModule.createDocument(app, config, {
+    operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
+  });
 }
 
 export function serveOpenApi(app: INestApplication): void {
@@ -23,7 +25,9 @@ export function serveOpenApi(app: INestApplication): void {
 async function main(): Promise<void> {
   const { createApp } = await import('./app');
   const { loadConfig } = await import('./config/app-config');
-  const config = { ...loadConfig({ ...process.env, DATABASE_URL: undefined, LOG_LEVEL: 'silent', MIGRATIONS_RUN: 'false' }) };
+  const config = {
+    ...loadConfig({ ...process.env, DATABASE_URL: undefined, LOG_LEVEL: 'silent', MIGRATIONS_RUN: 'false' }),
+  };
   const { app, close } = await createApp(config, { inMemoryDatabase: true, docs: false });
   const document = buildOpenApiDocument(app);
   writeFileSync(process.argv[2] ?? 'openapi.json', `${JSON.stringify(document, null, 2)}\n`);

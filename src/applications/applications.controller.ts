@@ -1,5 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiSecurity,
+  ApiTags,
+} from '@nestjs/swagger';
 import { API_KEY_SCHEME, CurrentPrincipal, RequirePermission } from '../auth/decorators';
 import { ALL_PERMISSIONS, PERMISSIONS } from '../auth/permissions';
 import { Principal } from '../auth/principal';
@@ -22,7 +28,10 @@ export class ApplicationsController {
 
   @Post()
   @RequirePermission('application:create')
-  @ApiCreatedResponse({ type: ApplicationDto, description: 'The created application with its key (shown once).' })
+  @ApiCreatedResponse({
+    type: ApplicationDto,
+    description: 'The created application with its key (shown once).',
+  })
   create(@CurrentPrincipal() p: Principal, @Body() dto: CreateApplicationDto): Promise<ApplicationDto> {
     return this.applications.create(p, dto);
   }
@@ -30,7 +39,10 @@ export class ApplicationsController {
   @Get()
   @RequirePermission('application:read')
   @ApiOkResponse({ type: ApplicationPageDto })
-  list(@CurrentPrincipal() p: Principal, @Query() query: ListApplicationsQueryDto): Promise<Page<ApplicationDto>> {
+  list(
+    @CurrentPrincipal() p: Principal,
+    @Query() query: ListApplicationsQueryDto,
+  ): Promise<Page<ApplicationDto>> {
     return this.applications.list(p, query);
   }
 
@@ -51,7 +63,11 @@ export class ApplicationsController {
   @Put(':id')
   @RequirePermission('application:update')
   @ApiOkResponse({ type: ApplicationDto })
-  update(@CurrentPrincipal() p: Principal, @UuidParam() id: string, @Body() dto: UpdateApplicationDto): Promise<ApplicationDto> {
+  update(
+    @CurrentPrincipal() p: Principal,
+    @UuidParam() id: string,
+    @Body() dto: UpdateApplicationDto,
+  ): Promise<ApplicationDto> {
     return this.applications.update(p, id, dto);
   }
 
@@ -66,7 +82,10 @@ export class ApplicationsController {
   @Post(':id/regenerate')
   @HttpCode(200)
   @RequirePermission('application:update')
-  @ApiOkResponse({ type: ApplicationDto, description: 'The application with its new key; the old key stops working.' })
+  @ApiOkResponse({
+    type: ApplicationDto,
+    description: 'The application with its new key; the old key stops working.',
+  })
   regenerate(@CurrentPrincipal() p: Principal, @UuidParam() id: string): Promise<ApplicationDto> {
     return this.applications.regenerate(p, id);
   }

@@ -4,10 +4,21 @@ import { Permission } from './permissions';
 import { Principal } from './principal';
 
 function principal(permissions: Permission[], rules: AccessRule[] = []): Principal {
-  return { tenantId: 't', applicationId: 'a', applicationType: 'private', permissions: new Set(permissions), rules };
+  return {
+    tenantId: 't',
+    applicationId: 'a',
+    applicationType: 'private',
+    permissions: new Set(permissions),
+    rules,
+  };
 }
 
-const rule = (priority: number, container: string, transform: AccessRule['transform'], permissions: string[]): AccessRule => ({
+const rule = (
+  priority: number,
+  container: string,
+  transform: AccessRule['transform'],
+  permissions: string[],
+): AccessRule => ({
   description: null,
   priority,
   container,
@@ -25,11 +36,14 @@ describe('transformFor', () => {
   });
 
   it('takes the first rule by priority that holds the permission and covers a container', () => {
-    const p = principal([], [
-      rule(1, '/pci/low/', 'reveal', ['token:read']),
-      rule(2, '/pci/', 'mask', ['token:read']),
-      rule(3, '/', 'redact', ['token:read', 'token:use']),
-    ]);
+    const p = principal(
+      [],
+      [
+        rule(1, '/pci/low/', 'reveal', ['token:read']),
+        rule(2, '/pci/', 'mask', ['token:read']),
+        rule(3, '/', 'redact', ['token:read', 'token:use']),
+      ],
+    );
     expect(transformFor(p, 'token:read', ['/pci/low/'])).toBe('reveal');
     expect(transformFor(p, 'token:read', ['/pci/high/'])).toBe('mask');
     expect(transformFor(p, 'token:read', ['/bank/high/'])).toBe('redact');
@@ -52,7 +66,10 @@ describe('containerScope', () => {
   it('is all for rule-less holders, none without the permission, else the rule containers', () => {
     expect(containerScope(principal(['token:read']), 'token:read')).toBe('all');
     expect(containerScope(principal([]), 'token:read')).toEqual([]);
-    const p = principal([], [rule(1, '/pci/', 'mask', ['token:read']), rule(2, '/bank/', 'mask', ['token:use'])]);
+    const p = principal(
+      [],
+      [rule(1, '/pci/', 'mask', ['token:read']), rule(2, '/bank/', 'mask', ['token:use'])],
+    );
     expect(containerScope(p, 'token:read')).toEqual(['/pci/']);
   });
 });

@@ -18,7 +18,11 @@ const DEFAULT_TRANSFORM: Partial<Record<Permission, Transform>> = {
  * rule allows it. Rules are tried by ascending priority; the first one holding the permission and
  * covering one of the containers wins.
  */
-export function transformFor(principal: Principal, permission: Permission, containers: readonly string[]): Transform | null {
+export function transformFor(
+  principal: Principal,
+  permission: Permission,
+  containers: readonly string[],
+): Transform | null {
   if (principal.rules.length === 0) {
     return principal.permissions.has(permission) ? (DEFAULT_TRANSFORM[permission] ?? 'redact') : null;
   }

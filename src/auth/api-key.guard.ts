@@ -30,7 +30,8 @@ export class ApiKeyGuard implements CanActivate {
       throw ApiError.unauthorized('The BT-API-KEY is not valid.');
     }
     request.principal = principal;
-    const required = this.reflector.getAllAndOverride<Permission[] | undefined>(REQUIRED_PERMISSIONS, targets) ?? [];
+    const required =
+      this.reflector.getAllAndOverride<Permission[] | undefined>(REQUIRED_PERMISSIONS, targets) ?? [];
     const missing = required.filter((p) => !principal.permissions.has(p));
     if (missing.length > 0) {
       throw ApiError.forbidden(`The application lacks the permission ${missing.join(', ')}.`);

@@ -29,7 +29,9 @@ export class ApiError extends Error {
     return new ApiError(401, detail);
   }
 
-  static forbidden(detail = 'The application does not have the permission required for this operation.'): ApiError {
+  static forbidden(
+    detail = 'The application does not have the permission required for this operation.',
+  ): ApiError {
     return new ApiError(403, detail);
   }
 

@@ -112,7 +112,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     masterKeys: present(env, 'VAULT_MASTER_KEYS') ?? null,
     bootstrapApiKey: present(env, 'VAULT_BOOTSTRAP_API_KEY') ?? null,
-    publicUrl: (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    publicUrl: (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(
+      /\/+$/,
+      '',
+    ),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']) ?? null,
     mailFrom: present(env, 'MAIL_FROM') ?? 'Token Vault <no-reply@token-vault.local>',
     purgeCron,
@@ -133,7 +136,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
       throw new ConfigError('VAULT_MASTER_KEYS is required when NODE_ENV=production');
     }
     if (config.proxyAllowLoopback || config.proxyCaFile !== null) {
-      throw new ConfigError('PROXY_ALLOW_LOOPBACK and PROXY_CA_FILE are test settings, refused when NODE_ENV=production');
+      throw new ConfigError(
+        'PROXY_ALLOW_LOOPBACK and PROXY_CA_FILE are test settings, refused when NODE_ENV=production',
+      );
     }
   }
   return config;

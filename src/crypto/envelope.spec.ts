@@ -94,7 +94,9 @@ describe('envelope', () => {
     expect(open(keyObject, seal(key, 2, PLAINTEXT, AAD), AAD).equals(PLAINTEXT)).toBe(true);
     expectDecryptError(() => open(createSecretKey(randomKey()), seal(key, 1, PLAINTEXT, AAD), AAD));
     expectDecryptError(() => open(createSecretKey(Buffer.alloc(16)), seal(key, 1, PLAINTEXT, AAD), AAD));
-    expectDecryptError(() => open(keyObject, seal(keyObject, 1, PLAINTEXT, aadFor('tok-1')), aadFor('tok-2')));
+    expectDecryptError(() =>
+      open(keyObject, seal(keyObject, 1, PLAINTEXT, aadFor('tok-1')), aadFor('tok-2')),
+    );
   });
 
   it('rejects KeyObjects that are not 32-byte secret keys', () => {

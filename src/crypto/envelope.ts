@@ -21,7 +21,12 @@ export class DecryptError extends Error {
  * token id); the header is authenticated too, so the stored key version cannot be edited.
  * Layout: [format 1][key version uint32 BE][nonce 12][tag 16][ciphertext].
  */
-export function seal(dataKey: Buffer | KeyObject, keyVersion: number, plaintext: Buffer, aad: string): Buffer {
+export function seal(
+  dataKey: Buffer | KeyObject,
+  keyVersion: number,
+  plaintext: Buffer,
+  aad: string,
+): Buffer {
   if (!isKey256(dataKey)) {
     throw new RangeError(`seal: data key must be ${KEY_BYTES} bytes`);
   }

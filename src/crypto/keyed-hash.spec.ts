@@ -35,7 +35,9 @@ describe('keyedHash', () => {
   it('gives the same hash for the key as a KeyObject', () => {
     const keyObject = createSecretKey(key);
     expect(keyedHash(keyObject, 'fingerprint:card', CARD)).toBe(keyedHash(key, 'fingerprint:card', CARD));
-    expect(keyedHash(keyObject, 'index', CARD)).not.toBe(keyedHash(createSecretKey(randomKey()), 'index', CARD));
+    expect(keyedHash(keyObject, 'index', CARD)).not.toBe(
+      keyedHash(createSecretKey(randomKey()), 'index', CARD),
+    );
   });
 
   it('rejects KeyObjects that are not 32-byte secret keys', () => {

@@ -11,7 +11,9 @@ const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 
 /** A 256-bit symmetric key, given as bytes or as a secret KeyObject. */
 export function isKey256(key: Buffer | KeyObject): boolean {
-  return key instanceof KeyObject ? key.type === 'secret' && key.symmetricKeySize === KEY_BYTES : key.length === KEY_BYTES;
+  return key instanceof KeyObject
+    ? key.type === 'secret' && key.symmetricKeySize === KEY_BYTES
+    : key.length === KEY_BYTES;
 }
 
 /** 32 random bytes from the OS CSPRNG. */

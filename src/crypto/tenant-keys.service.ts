@@ -87,7 +87,10 @@ export class TenantKeysService implements OnModuleInit {
   async rotateDataKey(tenantId: string): Promise<number> {
     return this.keys.manager.transaction(async (manager) => {
       await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`tenant-keys:${tenantId}`]);
-      const latest = await manager.findOne(TenantKey, { where: { tenantId, kind: 'data' }, order: { version: 'DESC' } });
+      const latest = await manager.findOne(TenantKey, {
+        where: { tenantId, kind: 'data' },
+        order: { version: 'DESC' },
+      });
       const version = (latest?.version ?? 0) + 1;
       await this.insertKey(manager, tenantId, 'data', version);
       this.active.delete(tenantId);
@@ -133,7 +136,12 @@ export class TenantKeysService implements OnModuleInit {
     return new Map(rows.map((r) => [r.tenant_id, Number(r.version)]));
   }
 
-  private async insertKey(manager: EntityManager, tenantId: string, kind: TenantKeyKind, version: number): Promise<void> {
+  private async insertKey(
+    manager: EntityManager,
+    tenantId: string,
+    kind: TenantKeyKind,
+    version: number,
+  ): Promise<void> {
     const plain = randomKey();
     await manager.insert(TenantKey, {
       tenantId,

@@ -12,12 +12,21 @@ export interface DatabaseRuntime {
 }
 
 /** Shared by PostgreSQL and the embedded PGlite: same entities, same migrations, one code path. */
-export function dataSourceOptions(connection: Partial<{ url: string; host: string; port: number; user: string; database: string }>, poolSize: number, migrationsRun: boolean): DataSourceOptions {
+export function dataSourceOptions(
+  connection: Partial<{ url: string; host: string; port: number; user: string; database: string }>,
+  poolSize: number,
+  migrationsRun: boolean,
+): DataSourceOptions {
   return {
     type: 'postgres',
     ...(connection.url !== undefined
       ? { url: connection.url }
-      : { host: connection.host, port: connection.port, username: connection.user, database: connection.database }),
+      : {
+          host: connection.host,
+          port: connection.port,
+          username: connection.user,
+          database: connection.database,
+        }),
     entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsRun,
@@ -31,7 +40,10 @@ export function dataSourceOptions(connection: Partial<{ url: string; host: strin
 }
 
 /** Opens the configured database: PostgreSQL when DATABASE_URL is set, else embedded PGlite under DATA_DIR. */
-export async function openDatabase(config: AppConfig, opts: { inMemory?: boolean } = {}): Promise<DatabaseRuntime> {
+export async function openDatabase(
+  config: AppConfig,
+  opts: { inMemory?: boolean } = {},
+): Promise<DatabaseRuntime> {
   if (config.databaseUrl !== null) {
     return {
       options: dataSourceOptions({ url: config.databaseUrl }, config.databasePoolSize, config.migrationsRun),

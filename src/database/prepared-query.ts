@@ -7,7 +7,12 @@ import { EntityManager, QueryFailedError } from 'typeorm';
  * stands for one text. Uses the manager's transaction when it has one; a failed statement throws TypeORM's
  * QueryFailedError, as `manager.query` does.
  */
-export async function preparedQuery<T extends object>(manager: EntityManager, name: string, text: string, values: unknown[]): Promise<T[]> {
+export async function preparedQuery<T extends object>(
+  manager: EntityManager,
+  name: string,
+  text: string,
+  values: unknown[],
+): Promise<T[]> {
   const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
   try {
     const client = (await runner.connect()) as PoolClient;

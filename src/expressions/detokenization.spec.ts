@@ -2,7 +2,9 @@ import { collectReferencedIds, findReferences, substitute } from './detokenizati
 
 describe('detokenization references', () => {
   it('finds plain, filtered and whole-token references', () => {
-    const refs = findReferences("a {{ 1f2e-aa }} b {{abc|json: '$.number'}} {{ token: t-1 | json: '$.metadata.k' }}");
+    const refs = findReferences(
+      "a {{ 1f2e-aa }} b {{abc|json: '$.number'}} {{ token: t-1 | json: '$.metadata.k' }}",
+    );
     expect(refs.map((r) => [r.id, r.wholeToken, r.filters])).toEqual([
       ['1f2e-aa', false, ''],
       ['abc', false, "|json: '$.number'"],
@@ -11,7 +13,11 @@ describe('detokenization references', () => {
   });
 
   it('collects distinct ids from nested JSON values', () => {
-    const ids = collectReferencedIds({ a: ['{{ x }}', { b: 'pre {{ y }} {{ x }}' }], c: 5, '{{ z }}': 'key is ignored' });
+    const ids = collectReferencedIds({
+      a: ['{{ x }}', { b: 'pre {{ y }} {{ x }}' }],
+      c: 5,
+      '{{ z }}': 'key is ignored',
+    });
     expect([...ids].sort()).toEqual(['x', 'y']);
   });
 

@@ -37,10 +37,18 @@ export class JobsModule implements OnApplicationBootstrap, OnApplicationShutdown
     if (this.config.nodeEnv === 'test') {
       return;
     }
-    const job = CronJob.from({ cronTime: this.config.purgeCron, onTick: () => this.purge.run(), start: true });
+    const job = CronJob.from({
+      cronTime: this.config.purgeCron,
+      onTick: () => this.purge.run(),
+      start: true,
+    });
     this.scheduler.addCronJob('purge', job);
     if (this.database.embedded) {
-      const maintenance = CronJob.from({ cronTime: MAINTENANCE_CRON, onTick: () => this.maintenance.run(), start: true });
+      const maintenance = CronJob.from({
+        cronTime: MAINTENANCE_CRON,
+        onTick: () => this.maintenance.run(),
+        start: true,
+      });
       this.scheduler.addCronJob('maintenance', maintenance);
       const afterBoot = setTimeout(() => void this.maintenance.run(), MAINTENANCE_AFTER_BOOT_MS).unref();
       this.scheduler.addTimeout('maintenance-after-boot', afterBoot);

@@ -26,7 +26,9 @@ export class MaintenanceService {
   async analyze(): Promise<void> {
     // VACUUM refuses to run in a transaction block: dataSource.query sends it alone, outside one.
     await this.dataSource.query(
-      this.database.embedded ? 'VACUUM (ANALYZE) tokens, token_search_indexes' : 'ANALYZE tokens, token_search_indexes',
+      this.database.embedded
+        ? 'VACUUM (ANALYZE) tokens, token_search_indexes'
+        : 'ANALYZE tokens, token_search_indexes',
     );
   }
 

@@ -44,14 +44,25 @@ export class TenantsService {
     });
   }
 
-  private async createIn(manager: EntityManager, name: string, ownerEmail: string, key?: string): Promise<CreatedTenant> {
+  private async createIn(
+    manager: EntityManager,
+    name: string,
+    ownerEmail: string,
+    key?: string,
+  ): Promise<CreatedTenant> {
     const email = ownerEmail.trim().toLowerCase();
     let user = await manager
       .createQueryBuilder(User, 'u')
       .where('lower(u.email) = :email', { email })
       .getOne();
     if (user === null) {
-      user = manager.create(User, { id: randomUUID(), email, firstName: null, lastName: null, picture: null });
+      user = manager.create(User, {
+        id: randomUUID(),
+        email,
+        firstName: null,
+        lastName: null,
+        picture: null,
+      });
       await manager.insert(User, user);
     }
     const tenant = manager.create(Tenant, { id: randomUUID(), name, ownerId: user.id });

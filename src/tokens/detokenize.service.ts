@@ -4,7 +4,12 @@ import { Principal } from '../auth/principal';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
 import { ExpressionEngine, ExpressionError } from '../expressions';
-import { collectReferencedIds, findReferences, substitute, TokenReference } from '../expressions/detokenization';
+import {
+  collectReferencedIds,
+  findReferences,
+  substitute,
+  TokenReference,
+} from '../expressions/detokenization';
 import { TokenDto } from './dto/token.dto';
 import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
@@ -33,13 +38,19 @@ export class DetokenizeService {
   /** A text body (form-encoded or plain): every reference becomes text. */
   async detokenizeText(principal: Principal, text: string): Promise<string> {
     const resolved = await this.resolve(principal, new Set(findReferences(text).map((r) => r.id)));
-    const result = substitute(text, (r) => this.render(r, resolved), (v) => this.asText(v));
+    const result = substitute(
+      text,
+      (r) => this.render(r, resolved),
+      (v) => this.asText(v),
+    );
     return typeof result === 'string' ? result : this.asText(result);
   }
 
   private async resolve(principal: Principal, ids: Set<string>): Promise<Map<string, TokenDto>> {
     if (ids.size > MAX_DETOKENIZED_TOKENS) {
-      throw ApiError.badRequest(`At most ${MAX_DETOKENIZED_TOKENS} tokens can be detokenized in one request.`);
+      throw ApiError.badRequest(
+        `At most ${MAX_DETOKENIZED_TOKENS} tokens can be detokenized in one request.`,
+      );
     }
     const rows = await this.repository.findLiveMany(principal.tenantId, [...ids], this.clock.now());
     const found = new Map(rows.map((row) => [row.id, row]));
@@ -62,13 +73,19 @@ export class DetokenizeService {
 
   private walk(value: unknown, resolved: Map<string, TokenDto>, depth: number): unknown {
     if (typeof value === 'string') {
-      return substitute(value, (r) => this.render(r, resolved), (v) => this.asText(v));
+      return substitute(
+        value,
+        (r) => this.render(r, resolved),
+        (v) => this.asText(v),
+      );
     }
     if (Array.isArray(value) && depth < 64) {
       return value.map((v) => this.walk(v, resolved, depth + 1));
     }
     if (typeof value === 'object' && value !== null && depth < 64) {
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.walk(v, resolved, depth + 1)]));
+      return Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [k, this.walk(v, resolved, depth + 1)]),
+      );
     }
     return value;
   }
@@ -82,7 +99,10 @@ export class DetokenizeService {
     try {
       return this.engine.render(`{{ value ${reference.filters} }}`, { value });
     } catch (err) {
-      throw ApiError.field('expression', err instanceof ExpressionError ? err.message : 'could not be evaluated');
+      throw ApiError.field(
+        'expression',
+        err instanceof ExpressionError ? err.message : 'could not be evaluated',
+      );
     }
   }
 

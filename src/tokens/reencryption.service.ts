@@ -30,7 +30,10 @@ export class ReencryptionService {
         const rows = await this.tokens
           .createQueryBuilder('t')
           .select(['t.tenantId', 't.id', 't.data'])
-          .where('t.tenant_id = :tenantId AND t.data IS NOT NULL AND t.data_key_version < :latest', { tenantId, latest })
+          .where('t.tenant_id = :tenantId AND t.data IS NOT NULL AND t.data_key_version < :latest', {
+            tenantId,
+            latest,
+          })
           .limit(batchSize)
           .getMany();
         if (rows.length === 0) {

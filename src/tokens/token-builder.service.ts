@@ -26,7 +26,10 @@ export class TokenBuilder {
         const rendered = this.engine.render(requested, { data: fields.data });
         id = typeof rendered === 'string' ? rendered : JSON.stringify(rendered);
       } catch (err) {
-        throw ApiError.field(path, err instanceof ExpressionError ? err.message : 'is not a valid expression');
+        throw ApiError.field(
+          path,
+          err instanceof ExpressionError ? err.message : 'is not a valid expression',
+        );
       }
     }
     const problem = validateTokenId(id);
@@ -46,11 +49,18 @@ export class TokenBuilder {
   async fill(row: Token, fields: TokenFields, prefix: string): Promise<string[]> {
     const at = (path: string): string => (prefix === '' ? path : `${prefix}.${path}`);
     const fingerprintSource = this.evaluate(
-      () => this.engine.renderString(fields.fingerprintExpression, { data: fields.data, metadata: fields.metadata ?? {} }),
+      () =>
+        this.engine.renderString(fields.fingerprintExpression, {
+          data: fields.data,
+          metadata: fields.metadata ?? {},
+        }),
       at('fingerprint_expression'),
     );
     const indexValues = (fields.searchIndexes ?? []).map((expression, i) => {
-      const value = this.evaluate(() => this.engine.render(expression, { data: fields.data }), at(`search_indexes[${i}]`));
+      const value = this.evaluate(
+        () => this.engine.render(expression, { data: fields.data }),
+        at(`search_indexes[${i}]`),
+      );
       if (value === null || value === undefined || value === '') {
         throw ApiError.field(at(`search_indexes[${i}]`), 'rendered an empty value');
       }
@@ -66,7 +76,10 @@ export class TokenBuilder {
       fingerprintExpression: fields.fingerprintExpression,
       containers: fields.containers,
       metadata: fields.metadata,
-      metadataCi: fields.metadata === null ? null : Object.fromEntries(Object.entries(fields.metadata).map(([k, v]) => [k, v.toLowerCase()])),
+      metadataCi:
+        fields.metadata === null
+          ? null
+          : Object.fromEntries(Object.entries(fields.metadata).map(([k, v]) => [k, v.toLowerCase()])),
       searchIndexes: fields.searchIndexes,
       deduplicateToken: fields.deduplicateToken,
       expiresAt: fields.expiresAt,

@@ -9,7 +9,10 @@ export class TokenCipher {
 
   async seal(tenantId: string, tokenId: string, data: unknown): Promise<{ blob: Buffer; version: number }> {
     const { version, key } = await this.keys.activeDataKey(tenantId);
-    return { blob: seal(key, version, Buffer.from(JSON.stringify(data), 'utf8'), aad(tenantId, tokenId)), version };
+    return {
+      blob: seal(key, version, Buffer.from(JSON.stringify(data), 'utf8'), aad(tenantId, tokenId)),
+      version,
+    };
   }
 
   async open(tenantId: string, tokenId: string, blob: Buffer): Promise<unknown> {

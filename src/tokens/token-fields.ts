@@ -26,8 +26,16 @@ const MAX_SEARCH_INDEXES = 20;
 const MAX_EXPRESSION = 2000;
 
 const CREATE_FIELDS = new Set([
-  'id', 'type', 'data', 'mask', 'containers', 'metadata', 'search_indexes', 'fingerprint_expression',
-  'deduplicate_token', 'expires_at',
+  'id',
+  'type',
+  'data',
+  'mask',
+  'containers',
+  'metadata',
+  'search_indexes',
+  'fingerprint_expression',
+  'deduplicate_token',
+  'expires_at',
 ]);
 const PATCH_FIELDS = new Set([...CREATE_FIELDS].filter((f) => f !== 'id' && f !== 'type'));
 
@@ -82,7 +90,12 @@ export function readCreateRequest(
 }
 
 /** Applies a merge-patch body: data, mask and metadata merge (RFC 7386); the other fields replace. */
-export function applyPatch(current: TokenFields, patch: Record<string, unknown>, engine: ExpressionEngine, now: Date): TokenFields {
+export function applyPatch(
+  current: TokenFields,
+  patch: Record<string, unknown>,
+  engine: ExpressionEngine,
+  now: Date,
+): TokenFields {
   const errors: FieldErrors = {};
   for (const key of Object.keys(patch)) {
     if (!PATCH_FIELDS.has(key)) {
@@ -98,7 +111,12 @@ export function applyPatch(current: TokenFields, patch: Record<string, unknown>,
     next.mask = patch.mask === null ? null : mergePatch(current.mask, patch.mask);
   }
   if ('metadata' in patch) {
-    readMetadata(next, patch.metadata === null ? null : mergePatch(current.metadata ?? {}, patch.metadata), '', errors);
+    readMetadata(
+      next,
+      patch.metadata === null ? null : mergePatch(current.metadata ?? {}, patch.metadata),
+      '',
+      errors,
+    );
   }
   readReplaceable(next, patch, now, '', errors);
   checkExpressions(next, engine, '', errors);
@@ -126,8 +144,16 @@ function readReplaceable(
     const value = body.search_indexes;
     if (value === null) {
       fields.searchIndexes = null;
-    } else if (!Array.isArray(value) || value.length > MAX_SEARCH_INDEXES || !value.every((v) => typeof v === 'string' && v.length <= MAX_EXPRESSION)) {
-      addError(errors, join(prefix, 'search_indexes'), `must be an array of at most ${MAX_SEARCH_INDEXES} expressions`);
+    } else if (
+      !Array.isArray(value) ||
+      value.length > MAX_SEARCH_INDEXES ||
+      !value.every((v) => typeof v === 'string' && v.length <= MAX_EXPRESSION)
+    ) {
+      addError(
+        errors,
+        join(prefix, 'search_indexes'),
+        `must be an array of at most ${MAX_SEARCH_INDEXES} expressions`,
+      );
     } else {
       fields.searchIndexes = value as string[];
     }
@@ -191,7 +217,12 @@ function readMetadata(fields: TokenFields, value: unknown, prefix: string, error
 }
 
 /** Every expression must parse now, so a bad template is a 400 at write time, not a failure at read time. */
-function checkExpressions(fields: TokenFields, engine: ExpressionEngine, prefix: string, errors: FieldErrors): void {
+function checkExpressions(
+  fields: TokenFields,
+  engine: ExpressionEngine,
+  prefix: string,
+  errors: FieldErrors,
+): void {
   const tryParse = (template: string, path: string): void => {
     try {
       engine.parse(template);

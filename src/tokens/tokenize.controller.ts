@@ -19,7 +19,9 @@ export class TokenizeController {
       'Any JSON value. Objects with `type` and `data` are token definitions (as POST /tokens); every other string, number or boolean becomes a `token` token.',
     schema: { example: { card: { type: 'card', data: { number: '4242424242424242' } }, ssn: '123-45-6789' } },
   })
-  @ApiOkResponse({ description: 'The same shape: definitions replaced by token objects (masked), other leaves by token ids.' })
+  @ApiOkResponse({
+    description: 'The same shape: definitions replaced by token objects (masked), other leaves by token ids.',
+  })
   async run(@CurrentPrincipal() p: Principal, @Body() body: unknown): Promise<string> {
     return JSON.stringify(await this.tokenize.tokenize(p, body));
   }

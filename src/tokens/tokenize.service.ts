@@ -30,7 +30,9 @@ export class TokenizeService {
     const slots: Slot[] = [];
     const shape = collect(body, '', slots, 0);
     if (slots.length > this.config.tokenizeMaxTokens) {
-      throw ApiError.badRequest(`At most ${this.config.tokenizeMaxTokens} tokens can be created in one request.`);
+      throw ApiError.badRequest(
+        `At most ${this.config.tokenizeMaxTokens} tokens can be created in one request.`,
+      );
     }
     const prepared = await this.prepareAll(principal, slots);
     const answers = await this.tokens.transaction((manager) => this.tokens.insertMany(manager, prepared));
@@ -87,7 +89,10 @@ function collect(value: unknown, path: string, slots: Slot[], depth: number): Sh
     return { [SLOT]: slots.length - 1 };
   }
   return Object.fromEntries(
-    Object.entries(object).map(([key, item]) => [key, collect(item, path === '' ? key : `${path}.${key}`, slots, depth + 1)]),
+    Object.entries(object).map(([key, item]) => [
+      key,
+      collect(item, path === '' ? key : `${path}.${key}`, slots, depth + 1),
+    ]),
   );
 }
 

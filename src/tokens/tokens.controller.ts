@@ -1,11 +1,25 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission } from '../auth/decorators';
 import { Principal } from '../auth/principal';
 import { RequireContentType } from '../common/content-type.guard';
 import { Page } from '../common/pagination';
 import { validatePlain } from '../common/validation';
-import { CreateTokenDto, ListTokensQueryDto, SearchTokensDto, TokenDto, TokenPageDto, UpdateTokenDto } from './dto/token.dto';
+import {
+  CreateTokenDto,
+  ListTokensQueryDto,
+  SearchTokensDto,
+  TokenDto,
+  TokenPageDto,
+  UpdateTokenDto,
+} from './dto/token.dto';
 import { TokensService } from './tokens.service';
 
 const METADATA_PREFIX = 'metadata.';
@@ -26,7 +40,11 @@ export class TokensController {
   @RequirePermission('token:read')
   @ApiQuery({ name: 'id', required: false, isArray: true, type: String })
   @ApiQuery({ name: 'type', required: false, isArray: true, enum: ['token', 'card', 'bank'] })
-  @ApiQuery({ name: 'metadata.<key>', required: false, description: 'Case-insensitive exact match; several are ANDed.' })
+  @ApiQuery({
+    name: 'metadata.<key>',
+    required: false,
+    description: 'Case-insensitive exact match; several are ANDed.',
+  })
   @ApiQuery({ name: 'page', required: false, type: Number })
   @ApiQuery({ name: 'size', required: false, type: Number })
   @ApiOkResponse({ type: TokenPageDto })
@@ -55,7 +73,11 @@ export class TokensController {
   @RequireContentType('application/merge-patch+json')
   @ApiBody({ type: UpdateTokenDto, description: 'application/merge-patch+json (RFC 7386)' })
   @ApiOkResponse({ type: TokenDto })
-  update(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() dto: UpdateTokenDto): Promise<TokenDto> {
+  update(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Body() dto: UpdateTokenDto,
+  ): Promise<TokenDto> {
     return this.tokens.update(p, id, definedFields(dto));
   }
 
@@ -69,7 +91,10 @@ export class TokensController {
 }
 
 /** `metadata.<key>=value` filters; a key given more than once is ignored (spec §4.2). */
-function splitMetadataFilters(raw: Record<string, unknown>): { query: Record<string, unknown>; metadata: Record<string, string> } {
+function splitMetadataFilters(raw: Record<string, unknown>): {
+  query: Record<string, unknown>;
+  metadata: Record<string, string>;
+} {
   const query: Record<string, unknown> = {};
   const metadata = new Map<string, string>();
   for (const [key, value] of Object.entries(raw)) {

@@ -15,7 +15,15 @@ import { TokensService } from './tokens.service';
 @Module({
   imports: [TypeOrmModule.forFeature([Token]), ExpressionsModule],
   controllers: [TokensController, TokenizeController],
-  providers: [TokensService, TokensRepository, TokenCipher, TokenBuilder, TokenizeService, DetokenizeService, ReencryptionService],
+  providers: [
+    TokensService,
+    TokensRepository,
+    TokenCipher,
+    TokenBuilder,
+    TokenizeService,
+    DetokenizeService,
+    ReencryptionService,
+  ],
   exports: [TokensService, DetokenizeService, ReencryptionService],
 })
 export class TokensModule {}

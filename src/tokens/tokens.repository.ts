@@ -48,7 +48,8 @@ const INSERT_MANY_SQL = `INSERT INTO tokens (${INSERT_COLUMNS})
  * because an array of arrays cannot be unnested row by row.
  */
 function insertValues(r: Token): unknown[] {
-  const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
+  const json = (value: unknown): string | null =>
+    value === null || value === undefined ? null : JSON.stringify(value);
   return [
     r.tenantId,
     r.id,
@@ -84,7 +85,9 @@ export class TokensRepository {
     @InjectRepository(Token) private readonly tokens: Repository<Token>,
     private readonly writes: WriteCounter,
   ) {
-    this.columns = tokens.metadata.columns.map((c) => `"${c.databaseName}" AS "${c.propertyName}"`).join(', ');
+    this.columns = tokens.metadata.columns
+      .map((c) => `"${c.databaseName}" AS "${c.propertyName}"`)
+      .join(', ');
   }
 
   get manager(): EntityManager {
@@ -105,18 +108,37 @@ export class TokensRepository {
     if (ids.length === 0) {
       return [];
     }
-    const rows = await this.select('tokens.find-live-many', 'tenant_id = $1 AND id = ANY($2::text[])', [tenantId, ids]);
+    const rows = await this.select('tokens.find-live-many', 'tenant_id = $1 AND id = ANY($2::text[])', [
+      tenantId,
+      ids,
+    ]);
     return rows.filter((row) => isLive(row, now));
   }
 
   private async select(name: string, where: string, values: unknown[]): Promise<Token[]> {
-    const rows = await preparedQuery(this.tokens.manager, name, `SELECT ${this.columns} FROM tokens WHERE ${where}`, values);
+    const rows = await preparedQuery(
+      this.tokens.manager,
+      name,
+      `SELECT ${this.columns} FROM tokens WHERE ${where}`,
+      values,
+    );
     return rows.map((row) => Object.assign(new Token(), row));
   }
 
-  findDuplicate(manager: EntityManager, tenantId: string, type: string, fingerprint: string, now: Date, exceptId?: string): Promise<Token | null> {
+  findDuplicate(
+    manager: EntityManager,
+    tenantId: string,
+    type: string,
+    fingerprint: string,
+    now: Date,
+    exceptId?: string,
+  ): Promise<Token | null> {
     const query = live(manager.createQueryBuilder(Token, 't'), now)
-      .andWhere('t.tenant_id = :tenantId AND t.type = :type AND t.fingerprint = :fingerprint', { tenantId, type, fingerprint })
+      .andWhere('t.tenant_id = :tenantId AND t.type = :type AND t.fingerprint = :fingerprint', {
+        tenantId,
+        type,
+        fingerprint,
+      })
       .orderBy('t.created_at', 'ASC')
       .limit(1);
     if (exceptId !== undefined) {
@@ -126,12 +148,21 @@ export class TokensRepository {
   }
 
   /** Serializes deduplicating writes of one fingerprint across connections and replicas. */
-  async lockFingerprint(manager: EntityManager, tenantId: string, type: string, fingerprint: string): Promise<void> {
-    await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`token:${tenantId}:${type}:${fingerprint}`]);
+  async lockFingerprint(
+    manager: EntityManager,
+    tenantId: string,
+    type: string,
+    fingerprint: string,
+  ): Promise<void> {
+    await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+      `token:${tenantId}:${type}:${fingerprint}`,
+    ]);
   }
 
   async list(tenantId: string, filter: TokenListFilter, now: Date): Promise<[Token[], number]> {
-    const query = live(this.tokens.createQueryBuilder('t'), now).andWhere('t.tenant_id = :tenantId', { tenantId });
+    const query = live(this.tokens.createQueryBuilder('t'), now).andWhere('t.tenant_id = :tenantId', {
+      tenantId,
+    });
     if (filter.ids !== undefined) {
       query.andWhere('t.id IN (:...ids)', { ids: filter.ids });
     }
@@ -149,7 +180,9 @@ export class TokensRepository {
     });
     if (filter.scope !== 'all') {
       const prefixes = filter.scope.map((c) => `${c.replace(/[\\%_]/g, (m) => `\\${m}`)}%`);
-      query.andWhere('EXISTS (SELECT 1 FROM unnest(t.containers) AS c WHERE c LIKE ANY(:prefixes))', { prefixes });
+      query.andWhere('EXISTS (SELECT 1 FROM unnest(t.containers) AS c WHERE c LIKE ANY(:prefixes))', {
+        prefixes,
+      });
     }
     // One statement for the page and the total; only a page past the end needs a separate count.
     const { entities, raw } = await query
@@ -162,7 +195,10 @@ export class TokensRepository {
     if (raw.length > 0) {
       return [entities, Number(raw[0].total_items)];
     }
-    return [[], filter.offset === 0 ? 0 : await query.orderBy().offset(undefined).limit(undefined).getCount()];
+    return [
+      [],
+      filter.offset === 0 ? 0 : await query.orderBy().offset(undefined).limit(undefined).getCount(),
+    ];
   }
 
   /** One INSERT for all the tokens, whatever their count, and one for all their blind indexes. */
@@ -185,24 +221,41 @@ export class TokensRepository {
    * Writes an updated token only if its ciphertext is still `expected` (compare-and-swap), so a concurrent
    * update or delete is never overwritten. Returns false when the row changed meanwhile.
    */
-  async save(manager: EntityManager, token: Token, indexHashes: string[], expected: Buffer): Promise<boolean> {
+  async save(
+    manager: EntityManager,
+    token: Token,
+    indexHashes: string[],
+    expected: Buffer,
+  ): Promise<boolean> {
     const { tenantId, id, ...columns } = token;
     const result = await manager
       .createQueryBuilder()
       .update(Token)
       .set(columns)
-      .where('tenant_id = :tenantId AND id = :id AND data = :expected AND deleted_at IS NULL', { tenantId, id, expected })
+      .where('tenant_id = :tenantId AND id = :id AND data = :expected AND deleted_at IS NULL', {
+        tenantId,
+        id,
+        expected,
+      })
       .execute();
     if (result.affected !== 1) {
       return false;
     }
-    await manager.query('DELETE FROM token_search_indexes WHERE tenant_id = $1 AND token_id = $2', [tenantId, id]);
+    await manager.query('DELETE FROM token_search_indexes WHERE tenant_id = $1 AND token_id = $2', [
+      tenantId,
+      id,
+    ]);
     await this.insertIndexes(manager, [{ row: token, indexHashes }]);
     return true;
   }
 
-  private async insertIndexes(manager: EntityManager, tokens: { row: Token; indexHashes: string[] }[]): Promise<void> {
-    const rows = tokens.flatMap((t) => t.indexHashes.map((hash) => ({ tenantId: t.row.tenantId, hash, id: t.row.id })));
+  private async insertIndexes(
+    manager: EntityManager,
+    tokens: { row: Token; indexHashes: string[] }[],
+  ): Promise<void> {
+    const rows = tokens.flatMap((t) =>
+      t.indexHashes.map((hash) => ({ tenantId: t.row.tenantId, hash, id: t.row.id })),
+    );
     if (rows.length === 0) {
       return;
     }

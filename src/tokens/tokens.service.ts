@@ -92,7 +92,9 @@ export class TokensService {
       }
       const answers: InsertAnswer[] = [];
       for (const p of prepared) {
-        answers.push(p.fields.deduplicateToken === true ? await this.insertDeduplicated(manager, p) : { prepared: p });
+        answers.push(
+          p.fields.deduplicateToken === true ? await this.insertDeduplicated(manager, p) : { prepared: p },
+        );
       }
       return answers;
     } catch (err) {
@@ -112,7 +114,13 @@ export class TokensService {
     const { row } = prepared;
     if (row.fingerprint !== null) {
       await this.tokens.lockFingerprint(manager, row.tenantId, row.type, row.fingerprint);
-      const existing = await this.tokens.findDuplicate(manager, row.tenantId, row.type, row.fingerprint, this.clock.now());
+      const existing = await this.tokens.findDuplicate(
+        manager,
+        row.tenantId,
+        row.type,
+        row.fingerprint,
+        this.clock.now(),
+      );
       if (existing !== null) {
         return { duplicateOf: existing };
       }
@@ -126,7 +134,11 @@ export class TokensService {
     return this.present(row, undefined, transformFor(principal, 'token:read', row.containers) ?? 'redact');
   }
 
-  async list(principal: Principal, query: PageQueryDto & { id?: string[]; type?: string[] }, metadata: Record<string, string>): Promise<Page<TokenDto>> {
+  async list(
+    principal: Principal,
+    query: PageQueryDto & { id?: string[]; type?: string[] },
+    metadata: Record<string, string>,
+  ): Promise<Page<TokenDto>> {
     const lowered = Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, v.toLowerCase()]));
     return this.page(principal, 'token:read', { ids: query.id, types: query.type, metadata: lowered }, query);
   }
@@ -138,7 +150,9 @@ export class TokensService {
     if (ids.length > 1) {
       return pageOf([], 0, dto);
     }
-    const indexHashes = await Promise.all(terms.data.map((v) => this.cipher.blindIndex(principal.tenantId, v)));
+    const indexHashes = await Promise.all(
+      terms.data.map((v) => this.cipher.blindIndex(principal.tenantId, v)),
+    );
     const filter = {
       ids: ids.length === 1 ? ids : undefined,
       types: terms.types.length > 0 ? terms.types : undefined,
@@ -166,11 +180,16 @@ export class TokensService {
     );
     const data = await Promise.all(
       rows.map((row) =>
-        this.present(row, undefined, transformFor(principal, permission, row.containers) ?? 'redact').catch((err: unknown) => {
-          // One unreadable ciphertext must not hide the rest of the page: show that token without data.
-          this.logger.error({ tokenId: row.id, err: { type: err instanceof Error ? err.name : 'unknown' } }, 'token could not be decrypted');
-          return presentToken(row, { transform: 'redact' });
-        }),
+        this.present(row, undefined, transformFor(principal, permission, row.containers) ?? 'redact').catch(
+          (err: unknown) => {
+            // One unreadable ciphertext must not hide the rest of the page: show that token without data.
+            this.logger.error(
+              { tokenId: row.id, err: { type: err instanceof Error ? err.name : 'unknown' } },
+              'token could not be decrypted',
+            );
+            return presentToken(row, { transform: 'redact' });
+          },
+        ),
       ),
     );
     return pageOf(data, total, query);
@@ -187,7 +206,11 @@ export class TokensService {
     throw ApiError.conflict('The token is being modified concurrently; retry the request.');
   }
 
-  private async updateOnce(principal: Principal, id: string, patch: Record<string, unknown>): Promise<TokenDto | null> {
+  private async updateOnce(
+    principal: Principal,
+    id: string,
+    patch: Record<string, unknown>,
+  ): Promise<TokenDto | null> {
     const row = await this.findAllowed(principal, id, 'token:update');
     const readData = row.data as Buffer;
     const now = this.clock.now();
@@ -203,20 +226,31 @@ export class TokensService {
     }
     Object.assign(row, { modifiedBy: principal.applicationId, modifiedAt: now });
     const indexHashes = await this.builder.fill(row, next, '');
-    const outcome = await this.tokens.manager.transaction(async (manager): Promise<Token | 'saved' | 'stale'> => {
-      if (next.deduplicateToken === true && row.fingerprint !== null) {
-        await this.tokens.lockFingerprint(manager, row.tenantId, row.type, row.fingerprint);
-        const duplicate = await this.tokens.findDuplicate(manager, row.tenantId, row.type, row.fingerprint, now, row.id);
-        if (duplicate !== null) {
-          return duplicate;
+    const outcome = await this.tokens.manager.transaction(
+      async (manager): Promise<Token | 'saved' | 'stale'> => {
+        if (next.deduplicateToken === true && row.fingerprint !== null) {
+          await this.tokens.lockFingerprint(manager, row.tenantId, row.type, row.fingerprint);
+          const duplicate = await this.tokens.findDuplicate(
+            manager,
+            row.tenantId,
+            row.type,
+            row.fingerprint,
+            now,
+            row.id,
+          );
+          if (duplicate !== null) {
+            return duplicate;
+          }
         }
-      }
-      return (await this.tokens.save(manager, row, indexHashes, readData)) ? 'saved' : 'stale';
-    });
+        return (await this.tokens.save(manager, row, indexHashes, readData)) ? 'saved' : 'stale';
+      },
+    );
     if (outcome === 'stale') {
       return null;
     }
-    return outcome === 'saved' ? this.present(row, next.data, atMostMask(transform)) : this.presentDuplicate(principal, outcome);
+    return outcome === 'saved'
+      ? this.present(row, next.data, atMostMask(transform))
+      : this.presentDuplicate(principal, outcome);
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
@@ -255,7 +289,10 @@ export class TokensService {
     if (read === null) {
       return presentRedactedDuplicate(existing);
     }
-    return { ...(await this.present(existing, undefined, atMostMask(read))), _extras: { deduplicated: true } };
+    return {
+      ...(await this.present(existing, undefined, atMostMask(read))),
+      _extras: { deduplicated: true },
+    };
   }
 
   /** Decrypts only when the transform shows something derived from the data. */

@@ -46,11 +46,14 @@ describe('application cache across replicas', () => {
     await other().get('/applications/key').set('BT-API-KEY', regenerated.key).expect(200);
     await other().get('/applications/key').set('BT-API-KEY', deleted.key).expect(200);
 
-    await ctx.http.post(`/applications/${regenerated.id}/regenerate`).set('BT-API-KEY', tenant.key).expect(200);
+    await ctx.http
+      .post(`/applications/${regenerated.id}/regenerate`)
+      .set('BT-API-KEY', tenant.key)
+      .expect(200);
     await ctx.http.delete(`/applications/${deleted.id}`).set('BT-API-KEY', tenant.key).expect(204);
 
     const rejectedWithin = async (key: string, ms: number): Promise<boolean> => {
-      for (const until = Date.now() + ms; Date.now() < until; ) {
+      for (const until = Date.now() + ms; Date.now() < until;) {
         if ((await other().get('/applications/key').set('BT-API-KEY', key)).status === 401) {
           return true;
         }

@@ -41,7 +41,12 @@ describe('table maintenance', () => {
     const { api } = await tokenApp(ctx, tenant);
     for (let i = 0; i < 3; i++) {
       await api
-        .create({ type: 'card', data: cardData(), metadata: { n: String(i) }, search_indexes: ['{{ data.number }}'] })
+        .create({
+          type: 'card',
+          data: cardData(),
+          metadata: { n: String(i) },
+          search_indexes: ['{{ data.number }}'],
+        })
         .expect(201);
     }
     const before = await stats();

@@ -4,7 +4,17 @@ import { DataSource } from 'typeorm';
 import { DatabaseRuntime, dataSourceOptions, openDatabase } from '../../src/database/database';
 import { loadConfig } from '../../src/config/app-config';
 
-export const TEMPLATE_DATABASE = 'tv_template';
+/**
+ * The migrated template every test file clones. Named per run (global setup sets it, workers inherit the
+ * environment) so two runs on one server, such as two checkouts, never drop each other's template.
+ */
+export function templateDatabase(): string {
+  const name = process.env.TV_TEMPLATE_DATABASE;
+  if (name === undefined || !/^tv_template_[a-z0-9_]+$/.test(name)) {
+    throw new Error('TV_TEMPLATE_DATABASE is set by test/support/global-setup.ts');
+  }
+  return name;
+}
 
 export function postgresUrl(): string | null {
   const url = process.env.DATABASE_URL;
@@ -29,11 +39,10 @@ async function admin<T>(url: string, fn: (client: Client) => Promise<T>): Promis
 
 /** Once per run: a migrated template database that every test file clones (PostgreSQL only). */
 export async function createTemplateDatabase(url: string): Promise<void> {
-  await admin(url, async (client) => {
-    await client.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE} WITH (FORCE)`);
-    await client.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
-  });
-  const dataSource = new DataSource(dataSourceOptions({ url: withDatabase(url, TEMPLATE_DATABASE) }, 1, false));
+  const template = `tv_template_${process.pid}_${randomBytes(3).toString('hex')}`;
+  process.env.TV_TEMPLATE_DATABASE = template;
+  await admin(url, (client) => client.query(`CREATE DATABASE ${template}`));
+  const dataSource = new DataSource(dataSourceOptions({ url: withDatabase(url, template) }, 1, false));
   await dataSource.initialize();
   await dataSource.runMigrations({ transaction: 'each' });
   await dataSource.destroy();
@@ -49,10 +58,13 @@ export async function openTestDatabase(): Promise<DatabaseRuntime> {
     return openDatabase(loadConfig({ LOG_LEVEL: 'silent' }), { inMemory: true });
   }
   const name = `tv_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-  await admin(url, (client) => client.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE}`));
+  await admin(url, (client) => client.query(`CREATE DATABASE ${name} TEMPLATE ${templateDatabase()}`));
   return {
     options: dataSourceOptions({ url: withDatabase(url, name) }, 10, true),
     embedded: false,
-    close: () => admin(url, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    close: () =>
+      admin(url, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(
+        () => undefined,
+      ),
   };
 }

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { postgresUrl, TEMPLATE_DATABASE } from './databases';
+import { postgresUrl, templateDatabase } from './databases';
 
 export default async function globalTeardown(): Promise<void> {
   const url = postgresUrl();
@@ -8,6 +8,6 @@ export default async function globalTeardown(): Promise<void> {
   }
   const client = new Client({ connectionString: url });
   await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE} WITH (FORCE)`);
+  await client.query(`DROP DATABASE IF EXISTS ${templateDatabase()} WITH (FORCE)`);
   await client.end();
 }

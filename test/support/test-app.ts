@@ -31,7 +31,12 @@ export class TestContext {
   ) {}
 
   static async create(env: Record<string, string> = {}): Promise<TestContext> {
-    const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', VAULT_MASTER_KEYS: TEST_MASTER_KEYS, ...env });
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      VAULT_MASTER_KEYS: TEST_MASTER_KEYS,
+      ...env,
+    });
     const database = await openTestDatabase();
     const logs: string[] = [];
     const logStream = new Writable({
@@ -53,7 +58,9 @@ export class TestContext {
   }
 
   async newTenant(name = 'Acme'): Promise<TestTenant> {
-    const created = await this.vault.app.get(TenantsService).createTenant(name, `owner+${name.toLowerCase()}@example.com`);
+    const created = await this.vault.app
+      .get(TenantsService)
+      .createTenant(name, `owner+${name.toLowerCase()}@example.com`);
     return { tenantId: created.tenant.id, key: created.key };
   }
 
@@ -66,14 +73,24 @@ export class TestContext {
   ): Promise<{ id: string; key: string }> {
     const { application, key } = await this.vault.app
       .get(ApplicationsService)
-      .insert(this.dataSource.manager, tenant.tenantId, { name: `${type} app`, type, permissions, rules }, null);
+      .insert(
+        this.dataSource.manager,
+        tenant.tenantId,
+        { name: `${type} app`, type, permissions, rules },
+        null,
+      );
     return { id: application.id, key };
   }
 
   /** Stops the app and starts it again on the same database, with extra environment (a server restart). */
   async restart(env: Record<string, string> = {}): Promise<void> {
     await this.vault.close();
-    this.config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', VAULT_MASTER_KEYS: TEST_MASTER_KEYS, ...env });
+    this.config = loadConfig({
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      VAULT_MASTER_KEYS: TEST_MASTER_KEYS,
+      ...env,
+    });
     this.vault = await createApp(this.config, { database: this.database, logStream: this.logStream() });
   }
 

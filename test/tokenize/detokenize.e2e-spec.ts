@@ -14,7 +14,8 @@ describe('detokenization', () => {
 
   const principalOf = async (key: string): Promise<Principal> =>
     (await ctx.vault.app.get(ApplicationsService).authenticate(key)) as Principal;
-  const detokenize = (p: Principal, value: unknown): Promise<unknown> => ctx.vault.app.get(DetokenizeService).detokenize(p, value);
+  const detokenize = (p: Principal, value: unknown): Promise<unknown> =>
+    ctx.vault.app.get(DetokenizeService).detokenize(p, value);
   const status = async (work: Promise<unknown>): Promise<number> =>
     work.then(
       () => 200,
@@ -29,10 +30,20 @@ describe('detokenization', () => {
     const card = await ctx.http
       .post('/tokens')
       .set('BT-API-KEY', writer.key)
-      .send({ type: 'card', data: { number: '4242424242424242', expiration_month: 4, expiration_year: 2031 }, metadata: { k: 'meta' } })
+      .send({
+        type: 'card',
+        data: { number: '4242424242424242', expiration_month: 4, expiration_year: 2031 },
+        metadata: { k: 'meta' },
+      })
       .expect(201);
     cardId = card.body.id;
-    textId = (await ctx.http.post('/tokens').set('BT-API-KEY', writer.key).send({ type: 'token', data: 'Jane' }).expect(201)).body.id;
+    textId = (
+      await ctx.http
+        .post('/tokens')
+        .set('BT-API-KEY', writer.key)
+        .send({ type: 'token', data: 'Jane' })
+        .expect(201)
+    ).body.id;
   });
   afterAll(() => ctx.close());
 
@@ -63,10 +74,21 @@ describe('detokenization', () => {
     expect(await status(detokenize(user, many))).toBe(400);
   });
 
-  it('answers 403 without token:use on the token container, and 400 for another tenant\'s token', async () => {
-    const generalOnly = await ctx.newApplication(tenant, 'private', [], [
-      { description: null, priority: 1, container: '/general/', transform: 'reveal', permissions: ['token:use'] },
-    ]);
+  it("answers 403 without token:use on the token container, and 400 for another tenant's token", async () => {
+    const generalOnly = await ctx.newApplication(
+      tenant,
+      'private',
+      [],
+      [
+        {
+          description: null,
+          priority: 1,
+          container: '/general/',
+          transform: 'reveal',
+          permissions: ['token:use'],
+        },
+      ],
+    );
     const p = await principalOf(generalOnly.key);
     expect(await detokenize(p, `{{ ${textId} }}`)).toBe('Jane');
     expect(await status(detokenize(p, `{{ ${cardId} }}`))).toBe(403);
@@ -76,7 +98,9 @@ describe('detokenization', () => {
   });
 
   it('detokenizes text bodies', async () => {
-    const text = await ctx.vault.app.get(DetokenizeService).detokenizeText(user, `name={{ ${textId} }}&card={{ ${cardId} | json: '$.number' }}`);
+    const text = await ctx.vault.app
+      .get(DetokenizeService)
+      .detokenizeText(user, `name={{ ${textId} }}&card={{ ${cardId} | json: '$.number' }}`);
     expect(text).toBe('name=Jane&card=4242424242424242');
   });
 });

@@ -30,21 +30,41 @@ describe('key rotation', () => {
       expect(res.body.fingerprint).toBe(token.fingerprint);
     }
     const last = created[created.length - 1];
-    const found = await ctx.http.post('/tokens/search').set('BT-API-KEY', key).send({ query: `data:${last.number}` }).expect(200);
+    const found = await ctx.http
+      .post('/tokens/search')
+      .set('BT-API-KEY', key)
+      .send({ query: `data:${last.number}` })
+      .expect(200);
     expect(found.body.data.map((t: { id: string }) => t.id)).toEqual([last.id]);
   };
 
   const versions = async (): Promise<number[]> =>
-    (await ctx.dataSource.query('SELECT DISTINCT data_key_version AS v FROM tokens WHERE tenant_id = $1 ORDER BY 1', [tenant.tenantId])).map(
-      (r: { v: number }) => r.v,
-    );
+    (
+      await ctx.dataSource.query(
+        'SELECT DISTINCT data_key_version AS v FROM tokens WHERE tenant_id = $1 ORDER BY 1',
+        [tenant.tenantId],
+      )
+    ).map((r: { v: number }) => r.v);
 
   beforeAll(async () => {
     ctx = await TestContext.create();
     tenant = await ctx.newTenant();
-    key = (await ctx.newApplication(tenant, 'private', [], [
-      { description: null, priority: 1, container: '/', transform: 'reveal', permissions: ['token:create', 'token:read', 'token:search'] },
-    ])).key;
+    key = (
+      await ctx.newApplication(
+        tenant,
+        'private',
+        [],
+        [
+          {
+            description: null,
+            priority: 1,
+            container: '/',
+            transform: 'reveal',
+            permissions: ['token:create', 'token:read', 'token:search'],
+          },
+        ],
+      )
+    ).key;
     await createCards(3);
   });
   afterAll(() => ctx.close());

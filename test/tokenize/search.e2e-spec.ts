@@ -13,14 +13,22 @@ describe('POST /tokens/search', () => {
     pagination: { total_items: number };
     data: { id: string; data?: { number?: string } }[];
   }
-  const search = async (key: string, query: string): Promise<{ status: number; ids: string[]; body: SearchPage }> => {
+  const search = async (
+    key: string,
+    query: string,
+  ): Promise<{ status: number; ids: string[]; body: SearchPage }> => {
     const res = await ctx.http.post('/tokens/search').set('BT-API-KEY', key).send({ query });
     const body = res.body as SearchPage;
     return { status: res.status, ids: (body.data ?? []).map((t) => t.id), body };
   };
 
-  const indexedCard = async (api: TokensApi, number = cardNumber()): Promise<{ id: string; number: string }> => {
-    const res = await api.create({ type: 'card', data: { number }, search_indexes: ['{{ data.number }}'] }).expect(201);
+  const indexedCard = async (
+    api: TokensApi,
+    number = cardNumber(),
+  ): Promise<{ id: string; number: string }> => {
+    const res = await api
+      .create({ type: 'card', data: { number }, search_indexes: ['{{ data.number }}'] })
+      .expect(201);
     return { id: res.body.id, number };
   };
 
@@ -32,9 +40,13 @@ describe('POST /tokens/search', () => {
   afterAll(() => ctx.close());
 
   it('refuses search indexes that render empty, naming the index, and creates nothing', async () => {
-    const res = await app.api.create({ type: 'card', data: { number: cardNumber() }, search_indexes: ['{{ data.cvc }}'] }).expect(400);
+    const res = await app.api
+      .create({ type: 'card', data: { number: cardNumber() }, search_indexes: ['{{ data.cvc }}'] })
+      .expect(400);
     expect(Object.keys(res.body.errors)).toEqual(['search_indexes[0]']);
-    const count = await ctx.dataSource.query('SELECT count(*)::int AS n FROM tokens WHERE tenant_id = $1', [tenant.tenantId]);
+    const count = await ctx.dataSource.query('SELECT count(*)::int AS n FROM tokens WHERE tenant_id = $1', [
+      tenant.tenantId,
+    ]);
     expect(count[0].n).toBe(0);
   });
 
@@ -83,9 +95,17 @@ describe('POST /tokens/search', () => {
     for (let i = 0; i < 3; i++) {
       await app.api.create({ type: 'token', data: `v${i}`, metadata: { tag } }).expect(201);
     }
-    const res = await ctx.http.post('/tokens/search').set('BT-API-KEY', app.key).send({ query: `metadata.tag:${tag}`, size: 2, page: 2 }).expect(200);
+    const res = await ctx.http
+      .post('/tokens/search')
+      .set('BT-API-KEY', app.key)
+      .send({ query: `metadata.tag:${tag}`, size: 2, page: 2 })
+      .expect(200);
     expect(res.body.pagination).toEqual({ total_items: 3, page_number: 2, page_size: 2, total_pages: 2 });
     expect(res.body.data).toHaveLength(1);
-    await ctx.http.post('/tokens/search').set('BT-API-KEY', app.key).send({ query: 'data:x', size: 101 }).expect(400);
+    await ctx.http
+      .post('/tokens/search')
+      .set('BT-API-KEY', app.key)
+      .send({ query: 'data:x', size: 101 })
+      .expect(400);
   });
 });

@@ -9,22 +9,39 @@ describe('POST /tokenize', () => {
   beforeAll(async () => {
     ctx = await TestContext.create();
     tenant = await ctx.newTenant();
-    key = (await ctx.newApplication(tenant, 'private', ['token:create'], [
-      { description: null, priority: 1, container: '/', transform: 'reveal', permissions: ALL },
-    ])).key;
+    key = (
+      await ctx.newApplication(
+        tenant,
+        'private',
+        ['token:create'],
+        [{ description: null, priority: 1, container: '/', transform: 'reveal', permissions: ALL }],
+      )
+    ).key;
   });
   afterAll(() => ctx.close());
 
   const countTokens = async (): Promise<number> =>
-    Number((await ctx.dataSource.query('SELECT count(*) AS n FROM tokens WHERE tenant_id = $1', [tenant.tenantId]))[0].n);
+    Number(
+      (
+        await ctx.dataSource.query('SELECT count(*) AS n FROM tokens WHERE tenant_id = $1', [tenant.tenantId])
+      )[0].n,
+    );
 
   const reveal = async (id: string): Promise<unknown> =>
-    (await ctx.http.get(`/tokens/${encodeURIComponent(id)}`).set('BT-API-KEY', key).expect(200)).body.data;
+    (
+      await ctx.http
+        .get(`/tokens/${encodeURIComponent(id)}`)
+        .set('BT-API-KEY', key)
+        .expect(200)
+    ).body.data;
 
   it('keeps the shape of nested objects and arrays of mixed leaves', async () => {
     const body = {
       name: 'Jane Doe',
-      card: { type: 'card', data: { number: '4242424242424242', expiration_month: 12, expiration_year: 2031 } },
+      card: {
+        type: 'card',
+        data: { number: '4242424242424242', expiration_month: 12, expiration_year: 2031 },
+      },
       list: ['a', 7, true, null, { nested: ['deep'] }],
     };
     const res = await ctx.http.post('/tokenize').set('BT-API-KEY', key).send(body).expect(200);
@@ -42,14 +59,21 @@ describe('POST /tokenize', () => {
     const arr = await ctx.http.post('/tokenize').set('BT-API-KEY', key).send(['x', 'y']).expect(200);
     expect(arr.body).toHaveLength(2);
     expect(await reveal(arr.body[1])).toBe('y');
-    const str = await ctx.http.post('/tokenize').set('BT-API-KEY', key).set('Content-Type', 'application/json').send('"top"').expect(200);
+    const str = await ctx.http
+      .post('/tokenize')
+      .set('BT-API-KEY', key)
+      .set('Content-Type', 'application/json')
+      .send('"top"')
+      .expect(200);
     expect(typeof str.body).toBe('string');
     expect(await reveal(str.body as string)).toBe('top');
   });
 
   it('creates nothing when one definition is invalid and names its path', async () => {
     const before = await countTokens();
-    const body: Record<string, unknown> = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}`, `v${i}`]));
+    const body: Record<string, unknown> = Object.fromEntries(
+      Array.from({ length: 50 }, (_, i) => [`f${i}`, `v${i}`]),
+    );
     body.bad = { type: 'card', data: { number: '4242424242424241' } };
     const res = await ctx.http.post('/tokenize').set('BT-API-KEY', key).send(body).expect(400);
     expect(Object.keys(res.body.errors)).toEqual(['bad.data.number']);
@@ -58,9 +82,20 @@ describe('POST /tokenize', () => {
   });
 
   it('checks token:create on every destination container', async () => {
-    const general = await ctx.newApplication(tenant, 'private', [], [
-      { description: null, priority: 1, container: '/general/', transform: 'mask', permissions: ['token:create'] },
-    ]);
+    const general = await ctx.newApplication(
+      tenant,
+      'private',
+      [],
+      [
+        {
+          description: null,
+          priority: 1,
+          container: '/general/',
+          transform: 'mask',
+          permissions: ['token:create'],
+        },
+      ],
+    );
     const before = await countTokens();
     await ctx.http
       .post('/tokenize')
@@ -71,7 +106,11 @@ describe('POST /tokenize', () => {
   });
 
   it('refuses more than TOKENIZE_MAX_TOKENS leaves', async () => {
-    await ctx.http.post('/tokenize').set('BT-API-KEY', key).send(Array.from({ length: 101 }, (_, i) => `v${i}`)).expect(400);
+    await ctx.http
+      .post('/tokenize')
+      .set('BT-API-KEY', key)
+      .send(Array.from({ length: 101 }, (_, i) => `v${i}`))
+      .expect(400);
   });
 
   it('finds tokens by search index, id and metadata, never by unindexed values', async () => {
@@ -86,7 +125,9 @@ describe('POST /tokenize', () => {
       })
       .expect(201);
     const search = async (query: string): Promise<string[]> =>
-      (await ctx.http.post('/tokens/search').set('BT-API-KEY', key).send({ query }).expect(200)).body.data.map((t: { id: string }) => t.id);
+      (
+        await ctx.http.post('/tokens/search').set('BT-API-KEY', key).send({ query }).expect(200)
+      ).body.data.map((t: { id: string }) => t.id);
     expect(await search('data:4000056655665556')).toEqual([created.body.id]);
     expect(await search('data:5556 AND metadata.customer:acme')).toEqual([created.body.id]);
     expect(await search(`id:${created.body.id as string}`)).toEqual([created.body.id]);

@@ -19,7 +19,11 @@ describe('tokens across a server restart on the same database', () => {
   afterAll(() => ctx.close());
 
   const create = (number: string) =>
-    ctx.http.post('/tokens').set('BT-API-KEY', key).send({ type: 'card', data: cardData({ number }) }).expect(201);
+    ctx.http
+      .post('/tokens')
+      .set('BT-API-KEY', key)
+      .send({ type: 'card', data: cardData({ number }) })
+      .expect(201);
   const read = (id: string) => ctx.http.get(`/tokens/${id}`).set('BT-API-KEY', key).expect(200);
 
   it('creates and reads tokens before and after two restarts', async () => {

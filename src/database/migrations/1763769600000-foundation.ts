@@ -46,7 +46,9 @@ export class Foundation1763769600000 implements MigrationInterface {
       PRIMARY KEY (tenant_id, id)
     )`);
     await q.query(`CREATE UNIQUE INDEX applications_key_hash_key ON applications (key_hash)`);
-    await q.query(`CREATE INDEX applications_tenant_created ON applications (tenant_id, created_at DESC, id)`);
+    await q.query(
+      `CREATE INDEX applications_tenant_created ON applications (tenant_id, created_at DESC, id)`,
+    );
     await q.query(`CREATE TABLE tenant_keys (
       tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
       kind text NOT NULL CHECK (kind IN ('data', 'hmac')),

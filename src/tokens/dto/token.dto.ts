@@ -1,14 +1,34 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsArray, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import {
+  Allow,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  MaxLength,
+} from 'class-validator';
 import { PageQueryDto, PaginationDto } from '../../common/pagination';
 import { ToArray } from '../../common/query';
 import { AsSent } from '../../common/validation';
 import { TOKEN_TYPES } from '../rules/token-types';
 
-const anyJson = { oneOf: [{ type: 'object' }, { type: 'array', items: {} }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }] };
+const anyJson = {
+  oneOf: [
+    { type: 'object' },
+    { type: 'array', items: {} },
+    { type: 'string' },
+    { type: 'number' },
+    { type: 'boolean' },
+  ],
+};
 
 export class CreateTokenDto {
-  @ApiPropertyOptional({ description: 'Custom id (3-400 characters) or an alias expression; a UUID when absent.' })
+  @ApiPropertyOptional({
+    description: 'Custom id (3-400 characters) or an alias expression; a UUID when absent.',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(2000)
@@ -18,12 +38,20 @@ export class CreateTokenDto {
   @IsIn(TOKEN_TYPES)
   type: string;
 
-  @ApiProperty({ ...anyJson, description: 'The sensitive data. Card: number, expiration_month, expiration_year, cvc. Bank: routing_number, account_number.' })
+  @ApiProperty({
+    ...anyJson,
+    description:
+      'The sensitive data. Card: number, expiration_month, expiration_year, cvc. Bank: routing_number, account_number.',
+  })
   @IsDefined()
   @AsSent()
   data: unknown;
 
-  @ApiPropertyOptional({ ...anyJson, nullable: true, description: 'Mask expression(s), e.g. "{{ data | reveal_last: 4 }}".' })
+  @ApiPropertyOptional({
+    ...anyJson,
+    nullable: true,
+    description: 'Mask expression(s), e.g. "{{ data | reveal_last: 4 }}".',
+  })
   @Allow()
   @AsSent()
   mask?: unknown;
@@ -54,7 +82,11 @@ export class CreateTokenDto {
   @IsBoolean()
   deduplicate_token?: boolean | null;
 
-  @ApiPropertyOptional({ nullable: true, example: '2030-01-31T00:00:00+00:00', description: 'ISO 8601 date-time (UTC without offset) or M/D/YYYY.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    example: '2030-01-31T00:00:00+00:00',
+    description: 'ISO 8601 date-time (UTC without offset) or M/D/YYYY.',
+  })
   @IsOptional()
   @IsString()
   expires_at?: string | null;
@@ -64,7 +96,11 @@ export class CreateTokenDto {
 export class UpdateTokenDto {
   @ApiPropertyOptional(anyJson) @Allow() @AsSent() data?: unknown;
   @ApiPropertyOptional({ ...anyJson, nullable: true }) @Allow() @AsSent() mask?: unknown;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', nullable: true }, nullable: true })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string', nullable: true },
+    nullable: true,
+  })
   @Allow()
   @AsSent()
   metadata?: unknown;
@@ -97,12 +133,17 @@ export class TokenDto {
   @ApiProperty() id: string;
   @ApiProperty({ format: 'uuid' }) tenant_id: string;
   @ApiProperty({ enum: TOKEN_TYPES }) type: string;
-  @ApiPropertyOptional({ ...anyJson, description: "Per the caller's access transform: raw, masked or absent." }) data?: unknown;
+  @ApiPropertyOptional({
+    ...anyJson,
+    description: "Per the caller's access transform: raw, masked or absent.",
+  })
+  data?: unknown;
   @ApiPropertyOptional({ ...anyJson, description: 'The evaluated mask.' }) mask?: unknown;
   @ApiPropertyOptional() fingerprint?: string | null;
   @ApiPropertyOptional() fingerprint_expression?: string | null;
   @ApiProperty({ type: [String] }) containers: string[];
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, nullable: true }) metadata?: Record<string, string> | null;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, nullable: true })
+  metadata?: Record<string, string> | null;
   @ApiPropertyOptional({ type: [String], nullable: true }) search_indexes?: string[] | null;
   @ApiPropertyOptional({ nullable: true }) deduplicate_token?: boolean | null;
   @ApiPropertyOptional({ format: 'uuid', nullable: true }) created_by?: string | null;
@@ -121,7 +162,8 @@ export class TokenPageDto {
 export class SearchTokensDto extends PageQueryDto {
   @ApiProperty({
     example: 'data:4242424242424242 AND metadata.customer:acme',
-    description: 'Terms data:<indexed value>, id:<id>, type:<type>, metadata.<key>:<value>, ANDed; quote values with spaces.',
+    description:
+      'Terms data:<indexed value>, id:<id>, type:<type>, metadata.<key>:<value>, ANDed; quote values with spaces.',
   })
   @IsString()
   @MaxLength(2000)
