@@ -1,7 +1,7 @@
 import type { Response } from 'supertest';
-import { accessRule, applicationBody } from './factories';
+import { accessRule, applicationBody } from './application-factory';
 
-/** Hostile request bodies and the checks on what the service answers to them (used by errors.e2e-spec.ts). */
+/** Hostile request bodies and the checks on what the service answers to them (used by test/common/errors.e2e-spec.ts). */
 
 /** Values of the wrong JSON type (or shape, or size) for any field. */
 function wrongValues(): [string, unknown][] {

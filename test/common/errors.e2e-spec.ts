@@ -8,8 +8,8 @@ import {
   expectProblem,
   secretLooking,
   withoutField,
-} from './factories';
-import { hostileBodies, hostileRun, STACK_TRACE } from './hostile-input';
+} from '../support/application-factory';
+import { hostileBodies, hostileRun, STACK_TRACE } from '../support/hostile-input';
 
 describe('errors', () => {
   let ctx: TestContext;

@@ -1,6 +1,6 @@
 import type { ApplicationType } from '../../src/applications/application.entity';
 import { TestContext, TestTenant } from '../support/test-app';
-import { applicationBody, createApplication, expectProblem } from './factories';
+import { applicationBody, createApplication, expectProblem } from '../support/application-factory';
 
 const CREATED = 25;
 const TYPES: ApplicationType[] = ['private', 'public', 'management'];

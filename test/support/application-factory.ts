@@ -1,5 +1,5 @@
 import type { Response } from 'supertest';
-import type { TestContext, TestTenant } from '../support/test-app';
+import type { TestContext, TestTenant } from './test-app';
 
 /** `key_` and at least 32 base58 characters (no 0, O, I, l). */
 export const API_KEY_FORMAT = /^key_[1-9A-HJ-NP-Za-km-z]{32,}$/;

@@ -1,5 +1,11 @@
 import { TestContext, TestTenant } from '../support/test-app';
-import { accessRule, API_KEY_FORMAT, applicationBody, createApplication, expectProblem } from './factories';
+import {
+  accessRule,
+  API_KEY_FORMAT,
+  applicationBody,
+  createApplication,
+  expectProblem,
+} from '../support/application-factory';
 
 describe('applications', () => {
   let ctx: TestContext;

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config/app-config';
 import { generateApiKey } from '../../src/crypto';
 import { TenantsService } from '../../src/tenants/tenants.service';
 import { TEST_MASTER_KEYS, TestContext } from '../support/test-app';
-import { API_KEY_FORMAT } from './factories';
+import { API_KEY_FORMAT } from '../support/application-factory';
 
 /** With PostgreSQL, persistence across restarts is the database's own business. */
 const embeddedOnly = process.env.DATABASE_URL ? it.skip : it;
