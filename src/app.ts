@@ -1,3 +1,4 @@
+import { DynamicModule, NestApplicationOptions } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
@@ -14,7 +15,22 @@ export interface CreateAppOptions {
   inMemoryDatabase?: boolean;
   logStream?: DestinationStream;
   docs?: boolean;
+  /** Makes the Nest application from the root module; NestFactory.create unless given. */
+  nestFactory?: NestAppFactory;
 }
+
+/**
+ * Turns the root module into the Nest application, the one step of createApp a test may replace: with
+ * Nest's TestingModule, to swap providers for test doubles (test/support/test-app.ts). Everything createApp
+ * does before and after it stays as production runs it.
+ */
+export type NestAppFactory = (
+  root: DynamicModule,
+  options: NestApplicationOptions,
+) => Promise<NestExpressApplication>;
+
+const productionFactory: NestAppFactory = (root, options) =>
+  NestFactory.create<NestExpressApplication>(root, options);
 
 export interface VaultApp {
   app: NestExpressApplication;
@@ -28,7 +44,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   const database = options.database ?? (await openDatabase(config, { inMemory: options.inMemoryDatabase }));
   let app: NestExpressApplication;
   try {
-    app = await NestFactory.create<NestExpressApplication>(
+    app = await (options.nestFactory ?? productionFactory)(
       AppModule.register({ config, database, logStream: options.logStream }),
       { bufferLogs: true, bodyParser: false },
     );

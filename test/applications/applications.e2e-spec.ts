@@ -4,8 +4,8 @@ import {
   API_KEY_FORMAT,
   applicationBody,
   createApplication,
-  expectProblem,
 } from '../support/application-factory';
+import { expectProblem } from '../support/problems';
 
 describe('applications', () => {
   let ctx: TestContext;

@@ -1,6 +1,7 @@
 import type { ApplicationType } from '../../src/applications/application.entity';
 import { TestContext, TestTenant } from '../support/test-app';
-import { applicationBody, createApplication, expectProblem } from '../support/application-factory';
+import { applicationBody, createApplication } from '../support/application-factory';
+import { expectProblem } from '../support/problems';
 
 const CREATED = 25;
 const TYPES: ApplicationType[] = ['private', 'public', 'management'];

@@ -1,12 +1,8 @@
 import type { Test } from 'supertest';
 import type { Permission } from '../../src/auth/permissions';
 import { TestContext, TestTenant } from '../support/test-app';
-import {
-  API_KEY_FORMAT,
-  applicationBody,
-  createApplication,
-  expectProblem,
-} from '../support/application-factory';
+import { API_KEY_FORMAT, applicationBody, createApplication } from '../support/application-factory';
+import { expectProblem } from '../support/problems';
 
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 const APPLICATION_PERMISSIONS = [

@@ -5,10 +5,10 @@ import {
   applicationBody,
   Body,
   createApplication,
-  expectProblem,
   secretLooking,
   withoutField,
 } from '../support/application-factory';
+import { expectProblem } from '../support/problems';
 import { hostileBodies, hostileRun, STACK_TRACE } from '../support/hostile-input';
 
 describe('errors', () => {

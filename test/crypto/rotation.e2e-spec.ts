@@ -70,7 +70,7 @@ describe('key rotation', () => {
   afterAll(() => ctx.close());
 
   it('keeps old and new tokens readable across a tenant data-key rotation', async () => {
-    const version = await ctx.vault.app.get(TenantKeysService).rotateDataKey(tenant.tenantId);
+    const version = await ctx.get(TenantKeysService).rotateDataKey(tenant.tenantId);
     expect(version).toBe(2);
     await createCards(2);
     expect(await versions()).toEqual([1, 2]);
@@ -79,7 +79,7 @@ describe('key rotation', () => {
 
   it('re-wraps every tenant key under a new master key, with the old one still listed', async () => {
     await ctx.restart({ VAULT_MASTER_KEYS: `${NEW_MASTER},${TEST_MASTER_KEYS}` });
-    const moved = await ctx.vault.app.get(TenantKeysService).rewrapUnderActiveMaster();
+    const moved = await ctx.get(TenantKeysService).rewrapUnderActiveMaster();
     expect(moved).toBeGreaterThanOrEqual(3);
     const masters = await ctx.dataSource.query('SELECT DISTINCT master_key_id AS m FROM tenant_keys');
     expect(masters).toEqual([{ m: 'test-2' }]);
@@ -91,16 +91,16 @@ describe('key rotation', () => {
   });
 
   it('resumes re-encryption after a restart in the middle and loses nothing', async () => {
-    await ctx.vault.app.get(TenantKeysService).rotateDataKey(tenant.tenantId);
+    await ctx.get(TenantKeysService).rotateDataKey(tenant.tenantId);
     await expect(
-      ctx.vault.app.get(ReencryptionService).reencryptAll(2, () => {
+      ctx.get(ReencryptionService).reencryptAll(2, () => {
         throw new Error('simulated crash after the first batch');
       }),
     ).rejects.toThrow('simulated crash');
     expect(await versions()).toEqual([1, 2, 3]);
     await ctx.restart({ VAULT_MASTER_KEYS: NEW_MASTER });
     await createCards(1);
-    const total = await ctx.vault.app.get(ReencryptionService).reencryptAll(2);
+    const total = await ctx.get(ReencryptionService).reencryptAll(2);
     expect(total).toBe(created.length - 1 - 2);
     expect(await versions()).toEqual([3]);
     await expectAllReadable();

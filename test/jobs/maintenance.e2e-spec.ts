@@ -15,7 +15,7 @@ describe('table maintenance', () => {
 
   beforeAll(async () => {
     ctx = await TestContext.create();
-    maintenance = ctx.vault.app.get(MaintenanceService);
+    maintenance = ctx.get(MaintenanceService);
   });
   afterAll(() => ctx.close());
   afterEach(() => jest.restoreAllMocks());

@@ -42,25 +42,6 @@ export async function createApplication(
   return ctx.http.post('/applications').set('BT-API-KEY', tenant.key).send(body);
 }
 
-/** Asserts the common problem-details error body (DESIGN §7) and, when given, the field paths of `errors`. */
-export function expectProblem(res: Response, status: number, errorPaths?: string[]): void {
-  expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { status } });
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(res.body).toEqual(
-    expect.objectContaining({
-      type: expect.any(String),
-      title: expect.any(String),
-      detail: expect.any(String),
-    }),
-  );
-  if (errorPaths !== undefined) {
-    expect(Object.keys(res.body.errors ?? {})).toEqual(expect.arrayContaining(errorPaths));
-    for (const path of errorPaths) {
-      expect(res.body.errors[path]).toEqual(expect.arrayContaining([expect.any(String)]));
-    }
-  }
-}
-
 /** A value that looks like a secret, unique per call, for asserting it is never echoed or logged. */
 export function secretLooking(label: string): string {
   return `sk_live_${label}_${Math.random().toString(36).slice(2)}Zq9`;

@@ -1,15 +1,18 @@
+import type { Abstract, Type } from '@nestjs/common';
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { createApp, VaultApp } from '../../src/app';
+import { createApp, NestAppFactory, VaultApp } from '../../src/app';
 import { ApplicationsService } from '../../src/applications/applications.service';
 import { ApplicationType } from '../../src/applications/application.entity';
 import { AccessRule } from '../../src/auth/access-rules';
 import { Permission } from '../../src/auth/permissions';
+import { Principal } from '../../src/auth/principal';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { DatabaseRuntime } from '../../src/database/database';
 import { TenantsService } from '../../src/tenants/tenants.service';
 import { openTestDatabase } from './databases';
+import { overridingFactory, ProviderOverride } from './overrides';
 
 /** A fixed test master key (never used outside tests). */
 export const TEST_MASTER_KEYS = 'test-1:' + Buffer.alloc(32, 7).toString('base64');
@@ -20,7 +23,24 @@ export interface TestTenant {
   key: string;
 }
 
-/** The real application on a fresh database, with factories for tenants and applications. */
+/** An application made by `newApplication`. */
+export interface TestApplication {
+  tenantId: string;
+  id: string;
+  key: string;
+}
+
+export interface TestContextOptions {
+  /** Environment on top of the test defaults (NODE_ENV=test, the test master key). */
+  env?: Record<string, string>;
+  /** Providers replaced by test doubles (the clock, the sandbox, the mailer, the outbound connector). */
+  overrides?: ProviderOverride[];
+}
+
+/**
+ * The real application on a fresh database, with factories for tenants and applications. Two tiers use it:
+ * e2e tests through HTTP (`http`), service tests through the services themselves (`get`, `principalOf`).
+ */
 export class TestContext {
   private constructor(
     public vault: VaultApp,
@@ -28,25 +48,23 @@ export class TestContext {
     readonly database: DatabaseRuntime,
     /** The app's JSON log lines, captured for leak checks. */
     readonly logs: string[],
+    private readonly nestFactory: NestAppFactory | undefined,
   ) {}
 
-  static async create(env: Record<string, string> = {}): Promise<TestContext> {
-    const config = loadConfig({
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      VAULT_MASTER_KEYS: TEST_MASTER_KEYS,
-      ...env,
-    });
+  static async create(options: TestContextOptions = {}): Promise<TestContext> {
+    const config = testConfig(options.env);
     const database = await openTestDatabase();
     const logs: string[] = [];
-    const logStream = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        logs.push(chunk.toString());
-        done();
-      },
-    });
-    const vault = await createApp(config, { database, logStream });
-    return new TestContext(vault, config, database, logs);
+    const overrides = options.overrides ?? [];
+    // Without overrides, exactly the production path (NestFactory.create).
+    const nestFactory = overrides.length > 0 ? overridingFactory(overrides) : undefined;
+    try {
+      const vault = await createApp(config, { database, logStream: logSink(logs), nestFactory });
+      return new TestContext(vault, config, database, logs, nestFactory);
+    } catch (err) {
+      await database.close();
+      throw err;
+    }
   }
 
   get http(): ReturnType<typeof request> {
@@ -57,10 +75,28 @@ export class TestContext {
     return this.vault.app.get(DataSource);
   }
 
+  /** A provider of the running app (a service, a repository, an overridden double), as services get it. */
+  get<T>(token: Type<T> | Abstract<T> | string | symbol): T {
+    return this.vault.app.get<T>(token);
+  }
+
+  /**
+   * The principal of a test application as the API-key guard builds it for a request, for service tests
+   * that call a service the way its controller does.
+   */
+  async principalOf(app: TestApplication): Promise<Principal> {
+    const principal = await this.get(ApplicationsService).authenticate(app.key);
+    if (principal === null || principal.applicationId !== app.id) {
+      throw new Error(`Application ${app.id} has no valid key: deleted, or its key regenerated`);
+    }
+    return principal;
+  }
+
   async newTenant(name = 'Acme'): Promise<TestTenant> {
-    const created = await this.vault.app
-      .get(TenantsService)
-      .createTenant(name, `owner+${name.toLowerCase()}@example.com`);
+    const created = await this.get(TenantsService).createTenant(
+      name,
+      `owner+${name.toLowerCase()}@example.com`,
+    );
     return { tenantId: created.tenant.id, key: created.key };
   }
 
@@ -70,37 +106,27 @@ export class TestContext {
     type: ApplicationType,
     permissions: Permission[],
     rules: AccessRule[] = [],
-  ): Promise<{ id: string; key: string }> {
-    const { application, key } = await this.vault.app
-      .get(ApplicationsService)
-      .insert(
-        this.dataSource.manager,
-        tenant.tenantId,
-        { name: `${type} app`, type, permissions, rules },
-        null,
-      );
-    return { id: application.id, key };
+  ): Promise<TestApplication> {
+    const { application, key } = await this.get(ApplicationsService).insert(
+      this.dataSource.manager,
+      tenant.tenantId,
+      { name: `${type} app`, type, permissions, rules },
+      null,
+    );
+    return { tenantId: tenant.tenantId, id: application.id, key };
   }
 
-  /** Stops the app and starts it again on the same database, with extra environment (a server restart). */
+  /**
+   * Stops the app and starts it again on the same database, with extra environment (a server restart). The
+   * overrides stay: a restart replaces the process, not the world the tests set up around it.
+   */
   async restart(env: Record<string, string> = {}): Promise<void> {
     await this.vault.close();
-    this.config = loadConfig({
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      VAULT_MASTER_KEYS: TEST_MASTER_KEYS,
-      ...env,
-    });
-    this.vault = await createApp(this.config, { database: this.database, logStream: this.logStream() });
-  }
-
-  private logStream(): Writable {
-    const logs = this.logs;
-    return new Writable({
-      write(chunk: Buffer, _enc, done) {
-        logs.push(chunk.toString());
-        done();
-      },
+    this.config = testConfig(env);
+    this.vault = await createApp(this.config, {
+      database: this.database,
+      logStream: logSink(this.logs),
+      nestFactory: this.nestFactory,
     });
   }
 
@@ -108,4 +134,23 @@ export class TestContext {
     await this.vault.close();
     await this.database.close();
   }
+}
+
+function testConfig(env: Record<string, string> = {}): AppConfig {
+  return loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    VAULT_MASTER_KEYS: TEST_MASTER_KEYS,
+    ...env,
+  });
+}
+
+/** A stream that appends each log line to `logs`. */
+function logSink(logs: string[]): Writable {
+  return new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(chunk.toString());
+      done();
+    },
+  });
 }

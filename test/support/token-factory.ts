@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { AccessRule, Transform } from '../../src/auth/access-rules';
 import type { Permission } from '../../src/auth/permissions';
-import type { TestContext } from './test-app';
+import type { TestApplication, TestContext } from './test-app';
 
 /** Luhn check digit for `payload` (the number without its last digit). */
 export function luhnCheckDigit(payload: string): string {
@@ -106,7 +106,7 @@ export async function tokenApp(
   tenant: Parameters<TestContext['newApplication']>[0],
   rules: AccessRule[] = [],
   permissions: Permission[] = ALL_TOKEN_PERMISSIONS,
-): Promise<{ id: string; key: string; api: TokensApi }> {
+): Promise<TestApplication & { api: TokensApi }> {
   const app = await ctx.newApplication(tenant, 'private', permissions, rules);
   return { ...app, api: tokensApi(ctx, app.key) };
 }

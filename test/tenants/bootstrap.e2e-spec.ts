@@ -30,7 +30,7 @@ describe('bootstrap on an empty database', () => {
 
   it('creates one tenant with an OWNER and a management key, once', async () => {
     expect(await countRows(ctx, 'tenants')).toBe(0);
-    const tenants = ctx.vault.app.get(TenantsService);
+    const tenants = ctx.get(TenantsService);
 
     const created = await tenants.bootstrap();
     expect(created).not.toBeNull();
@@ -59,7 +59,7 @@ describe('bootstrap on an empty database', () => {
 
   it('does not bootstrap once any tenant exists', async () => {
     await ctx.newTenant('Later');
-    expect(await ctx.vault.app.get(TenantsService).bootstrap()).toBeNull();
+    expect(await ctx.get(TenantsService).bootstrap()).toBeNull();
     expect(await countRows(ctx, 'tenants')).toBe(2);
   });
 });
@@ -73,7 +73,7 @@ describe('bootstrap with an operator-chosen key', () => {
 
   it('uses the given key and stores only its hash', async () => {
     const key = generateApiKey();
-    const created = await ctx.vault.app.get(TenantsService).bootstrap(key);
+    const created = await ctx.get(TenantsService).bootstrap(key);
     expect(created?.key).toBe(key);
     await ctx.http.get('/applications/key').set('BT-API-KEY', key).expect(200);
     const rows = await ctx.dataSource.query('SELECT * FROM applications');
@@ -89,7 +89,7 @@ describe('bootstrap by replicas starting together', () => {
   afterAll(() => ctx.close());
 
   it('creates the default tenant exactly once', async () => {
-    const tenants = ctx.vault.app.get(TenantsService);
+    const tenants = ctx.get(TenantsService);
     const results = await Promise.all([tenants.bootstrap(), tenants.bootstrap(), tenants.bootstrap()]);
     expect(results.filter((r) => r !== null)).toHaveLength(1);
     expect(await countRows(ctx, 'tenants')).toBe(1);

@@ -1,8 +1,8 @@
-import { ApplicationsService } from '../../src/applications/applications.service';
 import { Principal } from '../../src/auth/principal';
-import { ApiError } from '../../src/common/api-error';
 import { DetokenizeService } from '../../src/tokens/detokenize.service';
+import { statusOf } from '../support/problems';
 import { TestContext, TestTenant } from '../support/test-app';
+import { rule } from '../support/token-factory';
 
 /** The detokenization service as reactors and the proxy call it, driven with real applications. */
 describe('detokenization', () => {
@@ -12,21 +12,14 @@ describe('detokenization', () => {
   let cardId: string;
   let textId: string;
 
-  const principalOf = async (key: string): Promise<Principal> =>
-    (await ctx.vault.app.get(ApplicationsService).authenticate(key)) as Principal;
   const detokenize = (p: Principal, value: unknown): Promise<unknown> =>
-    ctx.vault.app.get(DetokenizeService).detokenize(p, value);
-  const status = async (work: Promise<unknown>): Promise<number> =>
-    work.then(
-      () => 200,
-      (err: unknown) => (err instanceof ApiError ? err.status : 500),
-    );
+    ctx.get(DetokenizeService).detokenize(p, value);
 
   beforeAll(async () => {
     ctx = await TestContext.create();
     tenant = await ctx.newTenant();
     const writer = await ctx.newApplication(tenant, 'private', ['token:create', 'token:use']);
-    user = await principalOf(writer.key);
+    user = await ctx.principalOf(writer);
     const card = await ctx.http
       .post('/tokens')
       .set('BT-API-KEY', writer.key)
@@ -69,9 +62,9 @@ describe('detokenization', () => {
   });
 
   it('answers 400 for an unknown id and for more than 100 distinct tokens', async () => {
-    expect(await status(detokenize(user, { a: '{{ no-such-token }}' }))).toBe(400);
+    expect(await statusOf(detokenize(user, { a: '{{ no-such-token }}' }))).toBe(400);
     const many = Array.from({ length: 101 }, (_, i) => `{{ id-${i} }}`);
-    expect(await status(detokenize(user, many))).toBe(400);
+    expect(await statusOf(detokenize(user, many))).toBe(400);
   });
 
   it("answers 403 without token:use on the token container, and 400 for another tenant's token", async () => {
@@ -79,26 +72,18 @@ describe('detokenization', () => {
       tenant,
       'private',
       [],
-      [
-        {
-          description: null,
-          priority: 1,
-          container: '/general/',
-          transform: 'reveal',
-          permissions: ['token:use'],
-        },
-      ],
+      [rule('/general/', 'reveal', ['token:use'])],
     );
-    const p = await principalOf(generalOnly.key);
+    const p = await ctx.principalOf(generalOnly);
     expect(await detokenize(p, `{{ ${textId} }}`)).toBe('Jane');
-    expect(await status(detokenize(p, `{{ ${cardId} }}`))).toBe(403);
+    expect(await statusOf(detokenize(p, `{{ ${cardId} }}`))).toBe(403);
     const other = await ctx.newTenant('Other');
-    const stranger = await principalOf((await ctx.newApplication(other, 'private', ['token:use'])).key);
-    expect(await status(detokenize(stranger, `{{ ${cardId} }}`))).toBe(400);
+    const stranger = await ctx.principalOf(await ctx.newApplication(other, 'private', ['token:use']));
+    expect(await statusOf(detokenize(stranger, `{{ ${cardId} }}`))).toBe(400);
   });
 
   it('detokenizes text bodies', async () => {
-    const text = await ctx.vault.app
+    const text = await ctx
       .get(DetokenizeService)
       .detokenizeText(user, `name={{ ${textId} }}&card={{ ${cardId} | json: '$.number' }}`);
     expect(text).toBe('name=Jane&card=4242424242424242');

@@ -1,6 +1,9 @@
 import { Clock } from '../../src/common/clock';
 import { PurgeService } from '../../src/jobs/purge.service';
+import { DetokenizeService } from '../../src/tokens/detokenize.service';
 import { TokensService } from '../../src/tokens/tokens.service';
+import { statusOf } from '../support/problems';
+import { TestClock } from '../support/test-clock';
 import { TestContext, TestTenant } from '../support/test-app';
 import {
   ALL_TOKEN_PERMISSIONS,
@@ -18,18 +21,16 @@ describe('token expiry', () => {
   let ctx: TestContext;
   let tenant: TestTenant;
   let api: TokensApi;
+  /** Replaces the app's Clock: real time until a test sets it. */
+  const clock = new TestClock();
 
   beforeAll(async () => {
-    ctx = await TestContext.create();
+    ctx = await TestContext.create({ overrides: [{ provide: Clock, useValue: clock }] });
     tenant = await ctx.newTenant();
     api = (await tokenApp(ctx, tenant, [rule('/', 'reveal', ALL_TOKEN_PERMISSIONS)])).api;
   });
   afterAll(() => ctx.close());
-  afterEach(() => jest.restoreAllMocks());
-
-  const moveClockTo = (date: Date): void => {
-    jest.spyOn(ctx.vault.app.get(Clock), 'now').mockReturnValue(date);
-  };
+  afterEach(() => clock.reset());
 
   describe('expires_at formats', () => {
     it.each([
@@ -102,10 +103,10 @@ describe('token expiry', () => {
         .expect(201);
       const id = expiring.body.id;
 
-      moveClockTo(new Date(t0 + HOUR - 1000));
+      clock.set(t0 + HOUR - 1000);
       await api.get(id).expect(200);
 
-      moveClockTo(new Date(t0 + 2 * HOUR));
+      clock.set(t0 + 2 * HOUR);
       await api.get(id).expect(404);
       const list = await api.list('?metadata.batch=exp').expect(200);
       expect(list.body.data.map((t: { id: string }) => t.id).sort()).toEqual(
@@ -124,7 +125,7 @@ describe('token expiry', () => {
       expect(before.data).not.toBeNull();
       expect(before.deleted_at).toBeNull();
 
-      await ctx.vault.app.get(PurgeService).run();
+      await ctx.get(PurgeService).run();
 
       const after = await rawToken(ctx, tenant.tenantId, id);
       expect(after).toMatchObject({ data: null, fingerprint: null, metadata: null, type: 'card' });
@@ -152,7 +153,7 @@ describe('token expiry', () => {
       const keep = (
         await api.create({ type: 'token', data: 'keep', expires_at: new Date(t0 + 5 * HOUR).toISOString() })
       ).body.id;
-      const tokens = ctx.vault.app.get(TokensService);
+      const tokens = ctx.get(TokensService);
 
       expect(await tokens.purgeExpired(new Date(t0 + 30 * 60_000))).toBe(0);
       expect(await tokens.purgeExpired(new Date(t0 + 2 * HOUR), 2)).toBe(3);
@@ -163,6 +164,33 @@ describe('token expiry', () => {
         expect(row.deleted_at).not.toBeNull();
       }
       expect((await rawToken(ctx, tenant.tenantId, keep)).data).not.toBeNull();
+    });
+
+    it('expires at the same moment for every service that reads the clock: reads, detokenization, purge', async () => {
+      expect(ctx.get(Clock)).toBe(clock);
+      const t0 = Date.now();
+      const user = await tokenApp(ctx, tenant, [
+        rule('/', 'reveal', [...ALL_TOKEN_PERMISSIONS, 'token:use']),
+      ]);
+      const id = (
+        await user.api
+          .create({ type: 'token', data: 'soon', expires_at: new Date(t0 + HOUR).toISOString() })
+          .expect(201)
+      ).body.id;
+      const principal = await ctx.principalOf(user);
+      const detokenize = ctx.get(DetokenizeService);
+
+      clock.set(t0 + HOUR - 1);
+      await user.api.get(id).expect(200);
+      expect(await detokenize.detokenize(principal, `{{ ${id} }}`)).toBe('soon');
+      await ctx.get(PurgeService).run();
+      expect((await rawToken(ctx, tenant.tenantId, id)).deleted_at).toBeNull();
+
+      clock.advance(2);
+      await user.api.get(id).expect(404);
+      expect(await statusOf(detokenize.detokenize(principal, `{{ ${id} }}`))).toBe(400);
+      await ctx.get(PurgeService).run();
+      expect((await rawToken(ctx, tenant.tenantId, id)).deleted_at).not.toBeNull();
     });
   });
 });

@@ -81,7 +81,7 @@ describe('GET /tokens', () => {
 
   it('sorts newest first and paginates with totals', async () => {
     const api = await freshApi();
-    const clock = ctx.vault.app.get(Clock);
+    const clock = ctx.get(Clock);
     const created: string[] = [];
     const start = Date.now();
     for (let i = 0; i < 5; i++) {
