@@ -23,6 +23,8 @@
  *        record(name, value) (kept under `setup` in the scenario's results) }
  */
 const { randomBytes } = require('node:crypto');
+// The service's own implementation, from the build `npm run bench` makes first.
+const { luhnCheckDigit } = require('../dist/src/common/luhn');
 
 const POST_TOKENS = 'POST /tokens (card)';
 const GET_TOKEN = 'GET /tokens/<id> (reveal)';
@@ -72,22 +74,6 @@ function nextCardNumber() {
   cardCounter += 1;
   const payload = `4${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}${String(cardCounter % 1e8).padStart(8, '0')}`;
   return payload + luhnCheckDigit(payload);
-}
-
-function luhnCheckDigit(payload) {
-  let sum = 0;
-  for (let i = 0; i < payload.length; i += 1) {
-    // Counted from the right of the payload, even positions are doubled once the check digit is appended.
-    let d = payload.charCodeAt(payload.length - 1 - i) - 48;
-    if (i % 2 === 0) {
-      d *= 2;
-      if (d > 9) {
-        d -= 9;
-      }
-    }
-    sum += d;
-  }
-  return String((10 - (sum % 10)) % 10);
 }
 
 function cardBody() {

@@ -1,22 +1,20 @@
 import { TenantKeysService } from '../../src/crypto/tenant-keys.service';
 import { ReencryptionService } from '../../src/tokens/reencryption.service';
 import { TEST_MASTER_KEYS, TestContext, TestTenant } from '../support/test-app';
-import { cardNumber } from '../support/token-factory';
+import { cardNumber, rule, tokenApp, TokensApi } from '../support/token-factory';
 
 const NEW_MASTER = 'test-2:' + Buffer.alloc(32, 9).toString('base64');
 
 describe('key rotation', () => {
   let ctx: TestContext;
   let tenant: TestTenant;
-  let key: string;
+  let api: TokensApi;
   const created: { id: string; number: string; fingerprint: string }[] = [];
   const createCards = async (n: number): Promise<void> => {
     for (let i = 0; i < n; i++) {
       const number = cardNumber();
-      const res = await ctx.http
-        .post('/tokens')
-        .set('BT-API-KEY', key)
-        .send({ type: 'card', data: { number }, search_indexes: ['{{ data.number }}'] })
+      const res = await api
+        .create({ type: 'card', data: { number }, search_indexes: ['{{ data.number }}'] })
         .expect(201);
       created.push({ id: res.body.id, number, fingerprint: res.body.fingerprint });
     }
@@ -25,16 +23,12 @@ describe('key rotation', () => {
   /** Every token ever created reads back with its number, keeps its fingerprint and is still searchable. */
   const expectAllReadable = async (): Promise<void> => {
     for (const token of created) {
-      const res = await ctx.http.get(`/tokens/${token.id}`).set('BT-API-KEY', key).expect(200);
+      const res = await api.get(token.id).expect(200);
       expect(res.body.data.number).toBe(token.number);
       expect(res.body.fingerprint).toBe(token.fingerprint);
     }
     const last = created[created.length - 1];
-    const found = await ctx.http
-      .post('/tokens/search')
-      .set('BT-API-KEY', key)
-      .send({ query: `data:${last.number}` })
-      .expect(200);
+    const found = await api.search({ query: `data:${last.number}` }).expect(200);
     expect(found.body.data.map((t: { id: string }) => t.id)).toEqual([last.id]);
   };
 
@@ -49,22 +43,9 @@ describe('key rotation', () => {
   beforeAll(async () => {
     ctx = await TestContext.create();
     tenant = await ctx.newTenant();
-    key = (
-      await ctx.newApplication(
-        tenant,
-        'private',
-        [],
-        [
-          {
-            description: null,
-            priority: 1,
-            container: '/',
-            transform: 'reveal',
-            permissions: ['token:create', 'token:read', 'token:search'],
-          },
-        ],
-      )
-    ).key;
+    api = (
+      await tokenApp(ctx, tenant, [rule('/', 'reveal', ['token:create', 'token:read', 'token:search'])], [])
+    ).api;
     await createCards(3);
   });
   afterAll(() => ctx.close());

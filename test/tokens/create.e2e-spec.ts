@@ -9,9 +9,9 @@ import {
   tokenApp,
   TokensApi,
   ALL_TOKEN_PERMISSIONS,
+  ISO_WITH_OFFSET,
 } from '../support/token-factory';
 
-const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
 
 describe('POST /tokens', () => {

@@ -2,7 +2,7 @@ import { Principal } from '../../src/auth/principal';
 import { DetokenizeService } from '../../src/tokens/detokenize.service';
 import { statusOf } from '../support/problems';
 import { TestContext, TestTenant } from '../support/test-app';
-import { rule } from '../support/token-factory';
+import { rule, tokenApp } from '../support/token-factory';
 
 /** The detokenization service as reactors and the proxy call it, driven with real applications. */
 describe('detokenization', () => {
@@ -18,25 +18,17 @@ describe('detokenization', () => {
   beforeAll(async () => {
     ctx = await TestContext.create();
     tenant = await ctx.newTenant();
-    const writer = await ctx.newApplication(tenant, 'private', ['token:create', 'token:use']);
+    const writer = await tokenApp(ctx, tenant, [], ['token:create', 'token:use']);
     user = await ctx.principalOf(writer);
-    const card = await ctx.http
-      .post('/tokens')
-      .set('BT-API-KEY', writer.key)
-      .send({
+    const card = await writer.api
+      .create({
         type: 'card',
         data: { number: '4242424242424242', expiration_month: 4, expiration_year: 2031 },
         metadata: { k: 'meta' },
       })
       .expect(201);
     cardId = card.body.id;
-    textId = (
-      await ctx.http
-        .post('/tokens')
-        .set('BT-API-KEY', writer.key)
-        .send({ type: 'token', data: 'Jane' })
-        .expect(201)
-    ).body.id;
+    textId = (await writer.api.create({ type: 'token', data: 'Jane' }).expect(201)).body.id;
   });
   afterAll(() => ctx.close());
 

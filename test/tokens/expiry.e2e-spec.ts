@@ -8,6 +8,7 @@ import { TestContext, TestTenant } from '../support/test-app';
 import {
   ALL_TOKEN_PERMISSIONS,
   cardData,
+  ISO_WITH_OFFSET,
   rawToken,
   rule,
   tokenApp,
@@ -15,7 +16,6 @@ import {
 } from '../support/token-factory';
 
 const HOUR = 3_600_000;
-const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 describe('token expiry', () => {
   let ctx: TestContext;

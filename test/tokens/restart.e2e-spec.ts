@@ -1,5 +1,5 @@
 import { TestContext, TestTenant } from '../support/test-app';
-import { cardData, rule, tokenApp } from '../support/token-factory';
+import { cardData, rule, tokenApp, TokensApi } from '../support/token-factory';
 
 /**
  * Token reads and writes are prepared statements. The embedded database is one session that outlives the
@@ -9,22 +9,17 @@ import { cardData, rule, tokenApp } from '../support/token-factory';
 describe('tokens across a server restart on the same database', () => {
   let ctx: TestContext;
   let tenant: TestTenant;
-  let key: string;
+  let api: TokensApi;
 
   beforeAll(async () => {
     ctx = await TestContext.create();
     tenant = await ctx.newTenant();
-    key = (await tokenApp(ctx, tenant, [rule('/', 'reveal', ['token:create', 'token:read'])])).key;
+    api = (await tokenApp(ctx, tenant, [rule('/', 'reveal', ['token:create', 'token:read'])])).api;
   });
   afterAll(() => ctx.close());
 
-  const create = (number: string) =>
-    ctx.http
-      .post('/tokens')
-      .set('BT-API-KEY', key)
-      .send({ type: 'card', data: cardData({ number }) })
-      .expect(201);
-  const read = (id: string) => ctx.http.get(`/tokens/${id}`).set('BT-API-KEY', key).expect(200);
+  const create = (number: string) => api.create({ type: 'card', data: cardData({ number }) }).expect(201);
+  const read = (id: string) => api.get(id).expect(200);
 
   it('creates and reads tokens before and after two restarts', async () => {
     const first = cardData().number;

@@ -1,6 +1,6 @@
 import type { Permission } from '../../src/auth/permissions';
 import { TestContext, TestTenant } from '../support/test-app';
-import { cardNumber, rule, tokenApp, TokensApi } from '../support/token-factory';
+import { cardNumber, countTokens, rule, tokenApp, tokensApi, TokensApi } from '../support/token-factory';
 
 const SEARCHER: Permission[] = ['token:create', 'token:read', 'token:update', 'token:delete', 'token:search'];
 
@@ -17,7 +17,7 @@ describe('POST /tokens/search', () => {
     key: string,
     query: string,
   ): Promise<{ status: number; ids: string[]; body: SearchPage }> => {
-    const res = await ctx.http.post('/tokens/search').set('BT-API-KEY', key).send({ query });
+    const res = await tokensApi(ctx, key).search({ query });
     const body = res.body as SearchPage;
     return { status: res.status, ids: (body.data ?? []).map((t) => t.id), body };
   };
@@ -44,10 +44,7 @@ describe('POST /tokens/search', () => {
       .create({ type: 'card', data: { number: cardNumber() }, search_indexes: ['{{ data.cvc }}'] })
       .expect(400);
     expect(Object.keys(res.body.errors)).toEqual(['search_indexes[0]']);
-    const count = await ctx.dataSource.query('SELECT count(*)::int AS n FROM tokens WHERE tenant_id = $1', [
-      tenant.tenantId,
-    ]);
-    expect(count[0].n).toBe(0);
+    expect(await countTokens(ctx, tenant.tenantId)).toBe(0);
   });
 
   it('applies the search transform: masked data for a mask rule', async () => {
@@ -95,17 +92,9 @@ describe('POST /tokens/search', () => {
     for (let i = 0; i < 3; i++) {
       await app.api.create({ type: 'token', data: `v${i}`, metadata: { tag } }).expect(201);
     }
-    const res = await ctx.http
-      .post('/tokens/search')
-      .set('BT-API-KEY', app.key)
-      .send({ query: `metadata.tag:${tag}`, size: 2, page: 2 })
-      .expect(200);
+    const res = await app.api.search({ query: `metadata.tag:${tag}`, size: 2, page: 2 }).expect(200);
     expect(res.body.pagination).toEqual({ total_items: 3, page_number: 2, page_size: 2, total_pages: 2 });
     expect(res.body.data).toHaveLength(1);
-    await ctx.http
-      .post('/tokens/search')
-      .set('BT-API-KEY', app.key)
-      .send({ query: 'data:x', size: 101 })
-      .expect(400);
+    await app.api.search({ query: 'data:x', size: 101 }).expect(400);
   });
 });

@@ -1,5 +1,5 @@
 import { TestContext, TestTenant } from '../support/test-app';
-import { bankData, cardData, tokenApp, TokensApi } from '../support/token-factory';
+import { bankData, cardData, countTokens, tokenApp, TokensApi } from '../support/token-factory';
 
 /**
  * A token id is shown to every caller that may see the token, redacting ones included, and travels in request
@@ -9,26 +9,18 @@ describe('token ids never carry the token data', () => {
   let ctx: TestContext;
   let tenant: TestTenant;
   let api: TokensApi;
-  let key: string;
 
   beforeAll(async () => {
     ctx = await TestContext.create();
     tenant = await ctx.newTenant();
-    const app = await tokenApp(ctx, tenant, [], ['token:create', 'token:read']);
-    api = app.api;
-    key = app.key;
+    api = (await tokenApp(ctx, tenant, [], ['token:create', 'token:read'])).api;
   });
   afterAll(() => ctx.close());
-
-  async function tokenCount(): Promise<number> {
-    const rows: { n: number }[] = await ctx.dataSource.query('SELECT count(*)::int AS n FROM tokens');
-    return rows[0].n;
-  }
 
   it('refuses an alias or a custom id holding the card number, the account number or a string token, echoing neither', async () => {
     const card = cardData();
     const bank = bankData();
-    const before = await tokenCount();
+    const before = await countTokens(ctx);
     const bodies: [object, string][] = [
       [{ type: 'card', data: card, id: '{{ data.number }}' }, card.number],
       [{ type: 'card', data: card, id: 'card-{{ data.number }}' }, card.number],
@@ -44,14 +36,12 @@ describe('token ids never carry the token data', () => {
       expect(res.body.errors).toEqual({ id: ['must not contain a value of the token data'] });
       expect(res.text).not.toContain(secret);
     }
-    const tokenized = await ctx.http
-      .post('/tokenize')
-      .set('BT-API-KEY', key)
-      .send({ card: { type: 'card', data: card, id: '{{ data.number }}' } })
+    const tokenized = await api
+      .tokenize({ card: { type: 'card', data: card, id: '{{ data.number }}' } })
       .expect(400);
     expect(tokenized.body.errors).toHaveProperty(['card.id']);
     expect(tokenized.text).not.toContain(card.number);
-    expect(await tokenCount()).toBe(before);
+    expect(await countTokens(ctx)).toBe(before);
     expect(ctx.logs.join('\n')).not.toContain(card.number);
   });
 

@@ -1,39 +1,22 @@
+import type { Permission } from '../../src/auth/permissions';
 import { TestContext, TestTenant } from '../support/test-app';
+import { countTokens, rule, tokenApp, TokensApi } from '../support/token-factory';
 
-const ALL = ['token:create', 'token:read', 'token:search', 'token:use'];
+const ALL: Permission[] = ['token:create', 'token:read', 'token:search', 'token:use'];
 
 describe('POST /tokenize', () => {
   let ctx: TestContext;
   let tenant: TestTenant;
   let key: string;
+  let api: TokensApi;
   beforeAll(async () => {
     ctx = await TestContext.create();
     tenant = await ctx.newTenant();
-    key = (
-      await ctx.newApplication(
-        tenant,
-        'private',
-        ['token:create'],
-        [{ description: null, priority: 1, container: '/', transform: 'reveal', permissions: ALL }],
-      )
-    ).key;
+    ({ key, api } = await tokenApp(ctx, tenant, [rule('/', 'reveal', ALL)], ['token:create']));
   });
   afterAll(() => ctx.close());
 
-  const countTokens = async (): Promise<number> =>
-    Number(
-      (
-        await ctx.dataSource.query('SELECT count(*) AS n FROM tokens WHERE tenant_id = $1', [tenant.tenantId])
-      )[0].n,
-    );
-
-  const reveal = async (id: string): Promise<unknown> =>
-    (
-      await ctx.http
-        .get(`/tokens/${encodeURIComponent(id)}`)
-        .set('BT-API-KEY', key)
-        .expect(200)
-    ).body.data;
+  const reveal = async (id: string): Promise<unknown> => (await api.get(id).expect(200)).body.data;
 
   it('keeps the shape of nested objects and arrays of mixed leaves', async () => {
     const body = {
@@ -44,7 +27,7 @@ describe('POST /tokenize', () => {
       },
       list: ['a', 7, true, null, { nested: ['deep'] }],
     };
-    const res = await ctx.http.post('/tokenize').set('BT-API-KEY', key).send(body).expect(200);
+    const res = await api.tokenize(body).expect(200);
     expect(typeof res.body.name).toBe('string');
     expect(res.body.card).toMatchObject({ type: 'card', data: { number: 'XXXXXXXXXXXX4242' } });
     expect(res.body.list[3]).toBeNull();
@@ -56,7 +39,7 @@ describe('POST /tokenize', () => {
   });
 
   it('accepts a top-level array and a top-level string', async () => {
-    const arr = await ctx.http.post('/tokenize').set('BT-API-KEY', key).send(['x', 'y']).expect(200);
+    const arr = await api.tokenize(['x', 'y']).expect(200);
     expect(arr.body).toHaveLength(2);
     expect(await reveal(arr.body[1])).toBe('y');
     const str = await ctx.http
@@ -70,54 +53,33 @@ describe('POST /tokenize', () => {
   });
 
   it('creates nothing when one definition is invalid and names its path', async () => {
-    const before = await countTokens();
+    const before = await countTokens(ctx, tenant.tenantId);
     const body: Record<string, unknown> = Object.fromEntries(
       Array.from({ length: 50 }, (_, i) => [`f${i}`, `v${i}`]),
     );
     body.bad = { type: 'card', data: { number: '4242424242424241' } };
-    const res = await ctx.http.post('/tokenize').set('BT-API-KEY', key).send(body).expect(400);
+    const res = await api.tokenize(body).expect(400);
     expect(Object.keys(res.body.errors)).toEqual(['bad.data.number']);
     expect(JSON.stringify(res.body)).not.toContain('4242424242424241');
-    expect(await countTokens()).toBe(before);
+    expect(await countTokens(ctx, tenant.tenantId)).toBe(before);
   });
 
   it('checks token:create on every destination container', async () => {
-    const general = await ctx.newApplication(
-      tenant,
-      'private',
-      [],
-      [
-        {
-          description: null,
-          priority: 1,
-          container: '/general/',
-          transform: 'mask',
-          permissions: ['token:create'],
-        },
-      ],
-    );
-    const before = await countTokens();
-    await ctx.http
-      .post('/tokenize')
-      .set('BT-API-KEY', general.key)
-      .send({ a: 'ok', card: { type: 'card', data: { number: '4242424242424242' } } })
+    const general = await tokenApp(ctx, tenant, [rule('/general/', 'mask', ['token:create'])], []);
+    const before = await countTokens(ctx, tenant.tenantId);
+    await general.api
+      .tokenize({ a: 'ok', card: { type: 'card', data: { number: '4242424242424242' } } })
       .expect(403);
-    expect(await countTokens()).toBe(before);
+    expect(await countTokens(ctx, tenant.tenantId)).toBe(before);
   });
 
   it('refuses more than TOKENIZE_MAX_TOKENS leaves', async () => {
-    await ctx.http
-      .post('/tokenize')
-      .set('BT-API-KEY', key)
-      .send(Array.from({ length: 101 }, (_, i) => `v${i}`))
-      .expect(400);
+    await api.tokenize(Array.from({ length: 101 }, (_, i) => `v${i}`)).expect(400);
   });
 
   it('finds tokens by search index, id and metadata, never by unindexed values', async () => {
-    const created = await ctx.http
-      .post('/tokens')
-      .set('BT-API-KEY', key)
-      .send({
+    const created = await api
+      .create({
         type: 'card',
         data: { number: '4000056655665556', expiration_month: 3, expiration_year: 2032 },
         search_indexes: ['{{ data.number }}', '{{ data.number | last4 }}'],
@@ -125,14 +87,12 @@ describe('POST /tokenize', () => {
       })
       .expect(201);
     const search = async (query: string): Promise<string[]> =>
-      (
-        await ctx.http.post('/tokens/search').set('BT-API-KEY', key).send({ query }).expect(200)
-      ).body.data.map((t: { id: string }) => t.id);
+      (await api.search({ query }).expect(200)).body.data.map((t: { id: string }) => t.id);
     expect(await search('data:4000056655665556')).toEqual([created.body.id]);
     expect(await search('data:5556 AND metadata.customer:acme')).toEqual([created.body.id]);
     expect(await search(`id:${created.body.id as string}`)).toEqual([created.body.id]);
     expect(await search('data:2032')).toEqual([]);
     expect(await search('data:5556 metadata.customer:other')).toEqual([]);
-    await ctx.http.post('/tokens/search').set('BT-API-KEY', key).send({ query: 'bogus:1' }).expect(400);
+    await api.search({ query: 'bogus:1' }).expect(400);
   });
 });
