@@ -18,6 +18,8 @@ import { ExpressionsModule } from './expressions';
 import { HealthModule } from './health/health.module';
 import { JobsModule } from './jobs/jobs.module';
 import { loggerOptions } from './logging';
+import { ReactorFormulasModule } from './reactor-formulas/reactor-formulas.module';
+import { ReactorsModule } from './reactors/reactors.module';
 import { TenantsModule } from './tenants/tenants.module';
 import { TokensModule } from './tokens/tokens.module';
 
@@ -47,6 +49,8 @@ export class AppModule {
         TenantsModule,
         HealthModule,
         TokensModule,
+        ReactorFormulasModule,
+        ReactorsModule,
         JobsModule,
       ],
       providers: [

@@ -151,6 +151,10 @@ export class ApplicationsService {
     return this.applications.findOne({ where: { tenantId, id } });
   }
 
+  async findManyForTenant(tenantId: string, ids: string[]): Promise<Application[]> {
+    return this.applications.find({ where: { tenantId, id: In(ids) } });
+  }
+
   private async find(tenantId: string, id: string): Promise<Application> {
     const application = await this.applications.findOne({ where: { tenantId, id } });
     if (application === null) {

@@ -1,8 +1,10 @@
 import { Application } from '../applications/application.entity';
+import { ReactorFormula } from '../reactor-formulas/reactor-formula.entity';
+import { Reactor } from '../reactors/reactor.entity';
 import { TenantKey } from '../crypto/tenant-key.entity';
 import { TenantMember } from '../tenants/tenant-member.entity';
 import { Tenant } from '../tenants/tenant.entity';
 import { User } from '../tenants/user.entity';
 import { Token } from '../tokens/token.entity';
 
-export const ENTITIES = [Tenant, User, TenantMember, Application, TenantKey, Token];
+export const ENTITIES = [Tenant, User, TenantMember, Application, TenantKey, Token, ReactorFormula, Reactor];

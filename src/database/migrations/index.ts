@@ -1,6 +1,12 @@
 import { Foundation1763769600000 } from './1763769600000-foundation';
 import { Tokens1763773200000 } from './1763773200000-tokens';
 import { TokensMaintenance1763776800000 } from './1763776800000-tokens-maintenance';
+import { Reactors1763780400000 } from './1763780400000-reactors';
 
 /** Every migration, in order. Listed by class so the same list works from TypeScript (tests) and dist. */
-export const MIGRATIONS = [Foundation1763769600000, Tokens1763773200000, TokensMaintenance1763776800000];
+export const MIGRATIONS = [
+  Foundation1763769600000,
+  Tokens1763773200000,
+  TokensMaintenance1763776800000,
+  Reactors1763780400000,
+];

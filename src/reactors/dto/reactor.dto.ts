@@ -1,0 +1,99 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  MaxLength,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
+import { PageQueryDto, PaginationDto } from '../../common/pagination';
+import { ToArray } from '../../common/query';
+import { ReactorFormulaDto } from '../../reactor-formulas/dto/reactor-formula.dto';
+
+export class IdRefDto {
+  @ApiProperty({ format: 'uuid' })
+  @IsUUID('all')
+  id: string;
+}
+
+/** Update body: the formula is fixed at creation (a different `formula.id` answers 400). */
+export class UpdateReactorDto {
+  @ApiProperty({ maxLength: 200, example: 'Charge with Acme Payments' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  name: string;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { currency: 'USD' },
+    description: "Values for the formula's configuration, by name and type. Stored encrypted.",
+  })
+  @IsObject()
+  configuration: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: IdRefDto, nullable: true, description: 'A public or private application.' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => IdRefDto)
+  application?: IdRefDto | null;
+
+  @ApiPropertyOptional({ type: IdRefDto, description: 'Accepted only when it names the current formula.' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => IdRefDto)
+  formula?: IdRefDto;
+}
+
+export class CreateReactorDto extends UpdateReactorDto {
+  @ApiProperty({ type: IdRefDto })
+  @IsObject()
+  @ValidateNested()
+  @Type(() => IdRefDto)
+  declare formula: IdRefDto;
+}
+
+export class ListReactorsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ type: [String], description: 'Repeatable.' })
+  @IsOptional()
+  @ToArray()
+  @IsUUID('all', { each: true })
+  id?: string[];
+
+  @ApiPropertyOptional({ description: 'Name filter: `*` matches anything; without `*`, a substring.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  name?: string;
+}
+
+export class ReactorApplicationDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ enum: ['public', 'private'] }) type: string;
+}
+
+export class ReactorDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) tenant_id: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ type: ReactorFormulaDto }) formula: ReactorFormulaDto;
+  @ApiProperty({ type: 'object', additionalProperties: true }) configuration: Record<string, unknown>;
+  @ApiPropertyOptional({ type: ReactorApplicationDto, nullable: true })
+  application: ReactorApplicationDto | null;
+  @ApiPropertyOptional({ format: 'uuid', nullable: true }) created_by: string | null;
+  @ApiProperty() created_at: string;
+  @ApiPropertyOptional({ format: 'uuid', nullable: true }) modified_by: string | null;
+  @ApiPropertyOptional({ nullable: true }) modified_at: string | null;
+}
+
+export class ReactorPageDto {
+  @ApiProperty({ type: PaginationDto }) pagination: PaginationDto;
+  @ApiProperty({ type: [ReactorDto] }) data: ReactorDto[];
+}
