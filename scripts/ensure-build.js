@@ -28,7 +28,7 @@ function newestIn(dir, best) {
     const path = join(dir.path, entry.name);
     if (entry.isDirectory()) {
       newest = newestIn({ path }, newest);
-    } else if (entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')) {
+    } else if (entry.isFile() && /\.[jt]s$/.test(entry.name) && !entry.name.endsWith('.spec.ts')) {
       // Unit tests (*.spec.ts) are excluded from the build, so editing them needs no rebuild.
       const mtimeMs = statSync(path).mtimeMs;
       if (mtimeMs > newest.mtimeMs) {
@@ -77,6 +77,14 @@ function main() {
     rmSync(output, { force: true });
     process.stderr.write('The build failed (see the errors above).\n');
     return result.status ?? 1;
+  }
+  const assets = spawnSync(process.execPath, [join(__dirname, 'copy-assets.js')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (assets.status !== 0) {
+    rmSync(output, { force: true });
+    return assets.status ?? 1;
   }
   // Stamp the output with the start time: a source saved while tsc was running still counts as newer.
   const startedAt = new Date(started);

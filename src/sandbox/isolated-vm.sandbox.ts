@@ -1,0 +1,41 @@
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { HostHandler, SandboxOutcome, SandboxProvider, SandboxRequest } from './sandbox.provider';
+import { WorkerPool } from './worker-pool';
+
+/** Runs waiting per worker before the sandbox answers 503. */
+const QUEUE_PER_WORKER = 64;
+
+/** isolated-vm isolates in a pool of worker processes (DESIGN §5). */
+@Injectable()
+export class IsolatedVmSandbox extends SandboxProvider implements OnApplicationShutdown {
+  private pool: WorkerPool | null = null;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    super();
+  }
+
+  run(request: SandboxRequest): Promise<SandboxOutcome> {
+    const handlers: Record<string, HostHandler> = { ...(request.host ?? {}), ...(request.bt ?? {}) };
+    const input = JSON.stringify({ req: request.req, bt: request.bt !== undefined });
+    return this.workers().run(request.code, input, handlers);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.pool?.close();
+    this.pool = null;
+  }
+
+  /** Started on first use: an app that never runs tenant code forks no processes. */
+  private workers(): WorkerPool {
+    this.pool ??= new WorkerPool({
+      workers: this.config.sandboxWorkers,
+      timeoutMs: this.config.sandboxTimeoutMs,
+      memoryMb: this.config.sandboxMemoryMb,
+      maxQueue: this.config.sandboxWorkers * QUEUE_PER_WORKER,
+      maxHostCalls: 100,
+      maxHostBytes: 1024 * 1024,
+    });
+    return this.pool;
+  }
+}

@@ -1,0 +1,109 @@
+import { ApiError } from '../common/api-error';
+import type { SandboxFailure } from './sandbox.provider';
+
+/** The SDK's error classes and their statuses (DESIGN §7): the status comes from here, never from the code. */
+export const SDK_ERROR_STATUS: Record<string, number> = {
+  AuthenticationError: 401,
+  AuthorizationError: 403,
+  BadRequestError: 400,
+  InvalidPaymentMethodError: 402,
+  InvalidReactorConfigurationError: 400,
+  RateLimitError: 429,
+  ReactorRuntimeError: 500,
+  ServiceUnavailableError: 503,
+  BasisTheoryReactorError: 500,
+};
+
+/** A literal response chosen by the code (CustomHttpResponseError). */
+export class CustomHttpResponse extends Error {
+  constructor(
+    readonly status: number,
+    readonly headers: Record<string, string>,
+    readonly body: unknown,
+  ) {
+    super('custom response');
+  }
+}
+
+/** Headers code may not set: framing and connection handling belong to the server. */
+const RESERVED_HEADERS = new Set([
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'keep-alive',
+  'upgrade',
+  'trailer',
+  'te',
+  'proxy-authenticate',
+  'proxy-authorization',
+]);
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
+
+/** Turns a failed run into the error the caller gets: the common format, or the code's literal response. */
+export function failureToError(failure: SandboxFailure): ApiError | CustomHttpResponse {
+  switch (failure.kind) {
+    case 'sdk': {
+      const status = SDK_ERROR_STATUS[failure.name] ?? 500;
+      return new ApiError(status, titleOf(failure.name), sanitizeErrors(failure.errors));
+    }
+    case 'custom_response': {
+      const status =
+        Number.isInteger(failure.status) && failure.status >= 100 && failure.status <= 599
+          ? failure.status
+          : 500;
+      return new CustomHttpResponse(status, sanitizeHeaders(failure.headers), failure.body ?? {});
+    }
+    case 'error':
+      return new ApiError(500, 'The reactor code threw an error.', {
+        error: [String(failure.message).slice(0, 1000)],
+      });
+    case 'timeout':
+      return new ApiError(500, 'The code did not finish within the time limit.', {
+        error: ['Execution timed out.'],
+      });
+    case 'memory':
+      return new ApiError(500, 'The code ran out of memory.', { error: ['Memory limit exceeded.'] });
+    case 'crashed':
+      return new ApiError(500, 'The sandbox stopped while running the code.', {
+        error: ['Sandbox failure.'],
+      });
+  }
+}
+
+function titleOf(name: string): string {
+  return `The reactor code raised ${name.replace(/[^A-Za-z]/g, '')}.`;
+}
+
+function sanitizeErrors(errors: unknown): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  if (typeof errors !== 'object' || errors === null) {
+    return { error: ['Unknown error.'] };
+  }
+  for (const [key, value] of Object.entries(errors).slice(0, 100)) {
+    const messages = Array.isArray(value) ? value : [value];
+    Object.defineProperty(out, key.slice(0, 200), {
+      value: messages.slice(0, 100).map((m) => String(m).slice(0, 1000)),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+function sanitizeHeaders(headers: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) {
+    return out;
+  }
+  for (const [name, value] of Object.entries(headers).slice(0, 100)) {
+    if (!HEADER_NAME.test(name) || RESERVED_HEADERS.has(name.toLowerCase())) {
+      continue;
+    }
+    const text = String(value);
+    if (!/[\r\n\0]/.test(text)) {
+      out[name] = text.slice(0, 8192);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,36 @@
+/** A JSON value: the only thing that crosses the sandbox boundary. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** A host capability offered to sandboxed code: JSON arguments in, a JSON value out. */
+export type HostHandler = (args: JsonValue[]) => Promise<JsonValue>;
+
+export interface SandboxRequest {
+  /** CommonJS: `module.exports = async function (req) { ... }`. */
+  code: string;
+  /** Becomes the `req` object of the code (`args`, `configuration`, ...). */
+  req: { [key: string]: JsonValue };
+  /** Handlers for `req.bt` (names `bt.tokens.create`, ...); without them `req.bt` is null. */
+  bt?: Record<string, HostHandler>;
+  /** Further bridged capabilities (outbound fetch), by name. */
+  host?: Record<string, HostHandler>;
+}
+
+/** How a run failed, as data; `toApiError` in sandbox-outcome.ts turns it into the common error. */
+export type SandboxFailure =
+  | { kind: 'sdk'; name: string; errors: Record<string, string[]> }
+  | { kind: 'custom_response'; status: number; headers: unknown; body: unknown }
+  | { kind: 'error'; message: string }
+  | { kind: 'timeout' }
+  | { kind: 'memory' }
+  | { kind: 'crashed' };
+
+export type SandboxOutcome = { ok: true; value: JsonValue } | { ok: false; error: SandboxFailure };
+
+/**
+ * Runs tenant code in isolation. The one implementation today is isolated-vm in worker processes
+ * (IsolatedVmSandbox); anything that keeps these guarantees can replace it: a fresh context per run,
+ * no host objects, JSON copies only, a wall-clock deadline that also ends promises that never settle.
+ */
+export abstract class SandboxProvider {
+  abstract run(request: SandboxRequest): Promise<SandboxOutcome>;
+}

@@ -1,0 +1,165 @@
+'use strict';
+/*
+ * A sandbox worker process: holds one V8 isolate (isolated-vm) and runs tenant code in a fresh context per
+ * invocation. It is forked with an empty environment and the permission model, so even code that escaped
+ * the isolate would find no secret, no file system and no database. The parent enforces the wall-clock
+ * deadline by killing this process; the limits here only end synchronous runs early.
+ *
+ * Messages in:  init { ivmPath, memoryMb, prelude, modules }, run { id, code, codeHash, input, timeoutMs },
+ *               host-result { id, callId, ok, value | error }
+ * Messages out: ready, host-call { id, callId, name, args }, done { id, ok, value | error }
+ */
+const MAX_SCRIPTS = 64;
+
+let ivm;
+let isolate;
+let memoryMb;
+let preludeScript;
+/** name -> compiled module script (evaluated per context, only when required). */
+const moduleScripts = new Map();
+/** codeHash -> compiled user script; Map keeps insertion order, so this is a small LRU. */
+const userScripts = new Map();
+const pendingHostCalls = new Map();
+let nextCallId = 1;
+
+function send(message) {
+  if (process.connected) {
+    process.send(message);
+  }
+}
+
+function init(message) {
+  ivm = require(message.ivmPath);
+  memoryMb = message.memoryMb;
+  newIsolate(message);
+  send({ type: 'ready' });
+}
+
+let moduleSources;
+let preludeSource;
+function newIsolate(message) {
+  if (message !== undefined) {
+    moduleSources = message.modules;
+    preludeSource = message.prelude;
+  }
+  isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+  preludeScript = isolate.compileScriptSync(preludeSource, { filename: 'vault-prelude.js' });
+  moduleScripts.clear();
+  userScripts.clear();
+  for (const [name, source] of Object.entries(moduleSources)) {
+    moduleScripts.set(
+      name,
+      isolate.compileScriptSync(`(function (module, exports, require) {${source}\n})`, { filename: name }),
+    );
+  }
+}
+
+function userScript(code, codeHash) {
+  let script = userScripts.get(codeHash);
+  if (script !== undefined) {
+    userScripts.delete(codeHash);
+    userScripts.set(codeHash, script);
+    return script;
+  }
+  // The wrapper opens on the code's first line, so compile errors keep the code's own line numbers.
+  script = isolate.compileScriptSync(`(function (exports, require, module) {${code}\n})`, {
+    filename: 'formula.js',
+  });
+  userScripts.set(codeHash, script);
+  if (userScripts.size > MAX_SCRIPTS) {
+    const oldest = userScripts.keys().next().value;
+    userScripts.get(oldest).release();
+    userScripts.delete(oldest);
+  }
+  return script;
+}
+
+/** Called from inside the isolate (through a Reference) for bridged host calls: strings in, a string out. */
+function hostCall(id, name, argsJson) {
+  if (typeof name !== 'string' || typeof argsJson !== 'string') {
+    return Promise.reject(new Error('invalid host call'));
+  }
+  const callId = nextCallId++;
+  return new Promise((resolve, reject) => {
+    pendingHostCalls.set(callId, { resolve, reject });
+    send({ type: 'host-call', id, callId, name, args: argsJson });
+  });
+}
+
+async function run(message) {
+  const { id, code, codeHash, input, timeoutMs } = message;
+  let context;
+  try {
+    const script = userScript(code, codeHash);
+    context = await isolate.createContext();
+    const jail = context.global;
+    await jail.set('globalThis', jail.derefInto());
+    await preludeScript.run(context, { timeout: timeoutMs });
+    const host = new ivm.Reference((name, argsJson) => hostCall(id, name, argsJson));
+    const userFn = await script.run(context, { reference: true, timeout: timeoutMs });
+    // Module wrappers are function expressions: cheap to evaluate per context, run only when required.
+    const names = [...moduleScripts.keys()];
+    const moduleFns = [];
+    for (const name of names) {
+      moduleFns.push((await moduleScripts.get(name).run(context, { reference: true })).derefInto());
+    }
+    const start = await jail.get('__vault_start', { reference: true });
+    const args = [userFn.derefInto(), host, input, new ivm.ExternalCopy(names).copyInto(), ...moduleFns];
+    const result = await start.apply(undefined, args, {
+      result: { promise: true, copy: true },
+      timeout: timeoutMs,
+    });
+    send({ type: 'done', id, ok: true, value: result });
+  } catch (err) {
+    send({ type: 'done', id, ok: false, error: describe(err) });
+    if (isolate.isDisposed) {
+      // Out of memory: this process ends and the parent starts a fresh one.
+      process.exit(3);
+    }
+  } finally {
+    if (context !== undefined && !isolate.isDisposed) {
+      context.release();
+    }
+  }
+}
+
+/** Failures of the sandbox itself (compile errors, limits); thrown values are reported by the prelude. */
+function describe(err) {
+  const message = err && typeof err.message === 'string' ? err.message : 'sandbox failure';
+  if (isolate.isDisposed || /memory limit/i.test(message)) {
+    return { kind: 'memory' };
+  }
+  if (/timed out/i.test(message)) {
+    return { kind: 'timeout' };
+  }
+  if (err && err.name === 'SyntaxError') {
+    return { kind: 'error', message: `SyntaxError: ${message}`.slice(0, 1000) };
+  }
+  return { kind: 'error', message: message.slice(0, 1000) };
+}
+
+process.on('message', (message) => {
+  switch (message && message.type) {
+    case 'init':
+      init(message);
+      break;
+    case 'run':
+      void run(message);
+      break;
+    case 'host-result': {
+      const pending = pendingHostCalls.get(message.callId);
+      if (pending !== undefined) {
+        pendingHostCalls.delete(message.callId);
+        if (message.ok) {
+          pending.resolve(message.value);
+        } else {
+          pending.reject(new Error(JSON.stringify(message.error)));
+        }
+      }
+      break;
+    }
+    default:
+      break;
+  }
+});
+process.on('disconnect', () => process.exit(0));
