@@ -18,6 +18,7 @@ import { ExpressionsModule } from './expressions';
 import { HealthModule } from './health/health.module';
 import { JobsModule } from './jobs/jobs.module';
 import { loggerOptions } from './logging';
+import { SandboxModule } from './sandbox/sandbox.module';
 import { ReactorFormulasModule } from './reactor-formulas/reactor-formulas.module';
 import { ReactorsModule } from './reactors/reactors.module';
 import { TenantsModule } from './tenants/tenants.module';
@@ -49,6 +50,7 @@ export class AppModule {
         TenantsModule,
         HealthModule,
         TokensModule,
+        SandboxModule,
         ReactorFormulasModule,
         ReactorsModule,
         JobsModule,

@@ -51,6 +51,26 @@ export class ApplicationsService {
     return principal;
   }
 
+  /**
+   * The stored application as a principal, without its key: how a reactor's or a proxy's application acts.
+   * Cached and evicted exactly like `authenticate` (the cache evicts by application id). Null when the
+   * application is not the tenant's.
+   */
+  async principalFor(tenantId: string, applicationId: string): Promise<Principal | null> {
+    const cacheKey = `app:${tenantId}:${applicationId}`;
+    const cached = this.cache.get(cacheKey);
+    if (cached !== undefined) {
+      return cached;
+    }
+    const app = await this.applications.findOne({ where: { tenantId, id: applicationId } });
+    if (app === null) {
+      return null;
+    }
+    const principal = toPrincipal(app);
+    this.cache.set(cacheKey, principal);
+    return principal;
+  }
+
   /** Used by tenant creation (inside its transaction) and by the API. */
 
   async insert(

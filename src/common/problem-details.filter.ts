@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { QueryFailedError } from 'typeorm';
+import { CustomHttpResponse } from '../sandbox/sandbox-outcome';
 import { ApiError } from './api-error';
 import { problem, ProblemDetails } from './problem-details';
 
@@ -20,6 +21,11 @@ export class ProblemDetailsFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
+    if (exception instanceof CustomHttpResponse && !response.headersSent) {
+      // Tenant code chose this response (CustomHttpResponseError): sent as it is, not as a problem.
+      response.status(exception.status).set(exception.headers).json(exception.body);
+      return;
+    }
     const body = this.toProblem(exception);
     if (response.headersSent) {
       response.end();

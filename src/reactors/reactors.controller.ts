@@ -7,6 +7,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission } from '../auth/decorators';
+import { ReactRequestDto, ReactResponseDto } from './dto/react.dto';
 import { Principal } from '../auth/principal';
 import { Page } from '../common/pagination';
 import { UuidParam } from '../common/uuid-param';
@@ -17,12 +18,16 @@ import {
   ReactorPageDto,
   UpdateReactorDto,
 } from './dto/reactor.dto';
+import { ReactService } from './react.service';
 import { ReactorsService } from './reactors.service';
 
 @ApiTags('Reactors')
 @Controller('reactors')
 export class ReactorsController {
-  constructor(private readonly reactors: ReactorsService) {}
+  constructor(
+    private readonly reactors: ReactorsService,
+    private readonly reactions: ReactService,
+  ) {}
 
   @Post()
   @RequirePermission('reactor:create')
@@ -71,5 +76,26 @@ export class ReactorsController {
   @ApiNoContentResponse()
   delete(@CurrentPrincipal() p: Principal, @UuidParam() id: string): Promise<void> {
     return this.reactors.delete(p, id);
+  }
+
+  @Post(':id/react')
+  @HttpCode(200)
+  @RequirePermission('token:use')
+  @ApiOperation({
+    summary: 'Invoke a reactor',
+    description:
+      "Detokenizes `{{ <token id> }}` expressions in `args` (token:use on each token's containers, at most 100 " +
+      "tokens), keeps the formula's declared request parameters (casting values to their declared types), runs " +
+      "the formula's code in the sandbox with `{ args, configuration, bt }` and answers `{ tokens, raw }`. " +
+      'Errors raised by the code come back in the common error format with the status of their class; a ' +
+      'CustomHttpResponseError becomes the literal response.',
+  })
+  @ApiOkResponse({ type: ReactResponseDto })
+  react(
+    @CurrentPrincipal() p: Principal,
+    @UuidParam() id: string,
+    @Body() dto: ReactRequestDto,
+  ): Promise<ReactResponseDto> {
+    return this.reactions.react(p, id, dto);
   }
 }

@@ -2,14 +2,17 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationsModule } from '../applications/applications.module';
 import { ReactorFormulasModule } from '../reactor-formulas/reactor-formulas.module';
+import { TokensModule } from '../tokens/tokens.module';
+import { BtBridge } from './bt-bridge';
+import { ReactService } from './react.service';
 import { Reactor } from './reactor.entity';
 import { ReactorsController } from './reactors.controller';
 import { ReactorsService } from './reactors.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Reactor]), ReactorFormulasModule, ApplicationsModule],
+  imports: [TypeOrmModule.forFeature([Reactor]), ReactorFormulasModule, ApplicationsModule, TokensModule],
   controllers: [ReactorsController],
-  providers: [ReactorsService],
+  providers: [ReactorsService, ReactService, BtBridge],
   exports: [ReactorsService],
 })
 export class ReactorsModule {}

@@ -24,6 +24,6 @@ import { TokensService } from './tokens.service';
     DetokenizeService,
     ReencryptionService,
   ],
-  exports: [TokensService, DetokenizeService, ReencryptionService],
+  exports: [TokensService, DetokenizeService, TokenizeService, ReencryptionService],
 })
 export class TokensModule {}

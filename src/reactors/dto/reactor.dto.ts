@@ -10,6 +10,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { PageQueryDto, PaginationDto } from '../../common/pagination';
+import { AsSent } from '../../common/validation';
 import { ToArray } from '../../common/query';
 import { ReactorFormulaDto } from '../../reactor-formulas/dto/reactor-formula.dto';
 
@@ -34,6 +35,7 @@ export class UpdateReactorDto {
     description: "Values for the formula's configuration, by name and type. Stored encrypted.",
   })
   @IsObject()
+  @AsSent()
   configuration: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: IdRefDto, nullable: true, description: 'A public or private application.' })
