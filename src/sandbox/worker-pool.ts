@@ -30,6 +30,8 @@ interface Job {
 interface Worker {
   process: ChildProcess;
   ready: boolean;
+  /** Said it will exit (its isolate is gone): gets no more runs, and is replaced at once. */
+  retiring: boolean;
   job: Job | null;
   timer: NodeJS.Timeout | null;
 }
@@ -114,7 +116,7 @@ export class WorkerPool {
       serialization: 'json',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
-    const worker: Worker = { process: child, ready: false, job: null, timer: null };
+    const worker: Worker = { process: child, ready: false, retiring: false, job: null, timer: null };
     child.on('message', (message: WorkerMessage) => this.onMessage(worker, message));
     child.on('exit', () => this.onExit(worker));
     child.on('error', () => undefined);
@@ -152,6 +154,7 @@ export class WorkerPool {
   private expire(worker: Worker, job: Job): void {
     if (worker.job === job) {
       worker.ready = false;
+      worker.retiring = true;
       this.finish(worker, { ok: false, error: { kind: 'timeout' } });
       worker.process.kill('SIGKILL');
     }
@@ -178,7 +181,7 @@ export class WorkerPool {
       return;
     }
     // A worker that died before it was ready would die again at once: do not fork in a tight loop.
-    const delay = wasReady ? 0 : RESPAWN_BACKOFF_MS;
+    const delay = wasReady || worker.retiring ? 0 : RESPAWN_BACKOFF_MS;
     setTimeout(() => {
       if (!this.closed && this.workers[index] === worker) {
         this.workers[index] = this.spawn();
@@ -194,6 +197,10 @@ export class WorkerPool {
         return;
       case 'done':
         if (worker.job?.id === message.id) {
+          if (message.retire === true) {
+            worker.ready = false;
+            worker.retiring = true;
+          }
           this.finish(worker, parseOutcome(message));
           this.dispatch();
         }
@@ -253,7 +260,7 @@ type HostCallMessage = { type: 'host-call'; id: number; callId: number; name: st
 type WorkerMessage =
   | { type: 'ready' }
   | HostCallMessage
-  | { type: 'done'; id: number; ok: boolean; value?: string; error?: SandboxFailure };
+  | { type: 'done'; id: number; ok: boolean; value?: string; error?: SandboxFailure; retire?: boolean };
 
 function parseOutcome(message: { ok: boolean; value?: string; error?: SandboxFailure }): SandboxOutcome {
   if (!message.ok || typeof message.value !== 'string') {

@@ -1,5 +1,5 @@
 import { expectProblem } from '../support/problems';
-import { formulaBody, newReactor, reactorsApi } from '../support/reactor-factory';
+import { newReactor, reactorsApi } from '../support/reactor-factory';
 import { TestContext, TestTenant } from '../support/test-app';
 import { cardData, rule, tokenApp } from '../support/token-factory';
 

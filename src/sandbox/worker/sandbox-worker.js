@@ -111,7 +111,8 @@ async function run(message) {
     });
     send({ type: 'done', id, ok: true, value: result });
   } catch (err) {
-    send({ type: 'done', id, ok: false, error: describe(err) });
+    // An isolate disposed for memory cannot run again: say so, so no run is sent here before the exit.
+    send({ type: 'done', id, ok: false, error: describe(err), retire: isolate.isDisposed });
     if (isolate.isDisposed) {
       // Out of memory: this process ends and the parent starts a fresh one.
       process.exit(3);

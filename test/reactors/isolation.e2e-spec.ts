@@ -1,0 +1,58 @@
+import { newReactor, reactorsApi } from '../support/reactor-factory';
+import { TestContext, TestTenant } from '../support/test-app';
+import { tokenApp } from '../support/token-factory';
+
+const SNOOP = `module.exports = async (req) => {
+  const seen = { leaked: globalThis.leaked ?? null, shared: typeof globalThis.shared };
+  globalThis.leaked = req.configuration.currency;
+  globalThis.shared = { args: req.args };
+  Object.prototype.polluted = req.configuration.currency;
+  return { raw: seen };
+};`;
+
+describe('tenants’ reactors run alternately cannot see each other', () => {
+  let ctx: TestContext;
+
+  beforeAll(async () => {
+    // One worker: every run shares the same isolate, so only fresh contexts keep them apart.
+    ctx = await TestContext.create({ env: { SANDBOX_WORKERS: '1' } });
+  });
+  afterAll(() => ctx.close());
+
+  async function setup(
+    name: string,
+    currency: string,
+  ): Promise<{ tenant: TestTenant; id: string; key: string }> {
+    const tenant = await ctx.newTenant(name);
+    const { reactorId } = await newReactor(
+      ctx,
+      tenant,
+      { code: SNOOP, request_parameters: [{ name: 'secret', type: 'string', optional: true }] },
+      { configuration: { currency } },
+    );
+    return { tenant, id: reactorId, key: (await tokenApp(ctx, tenant, [], ['token:use'])).key };
+  }
+
+  it('keeps globals, prototypes, configuration and data apart', async () => {
+    const a = await setup('Alpha', 'ALPHA-SECRET');
+    const b = await setup('Beta', 'BETA-SECRET');
+    for (let round = 0; round < 3; round++) {
+      for (const [me, other] of [
+        [a, b],
+        [b, a],
+      ]) {
+        const res = await reactorsApi(ctx, me.tenant).react(
+          me.id,
+          { args: { secret: `${me.tenant.tenantId}-data` } },
+          me.key,
+        );
+        expect(res.status).toBe(200);
+        expect(res.body.raw).toEqual({ leaked: null, shared: 'undefined' });
+        expect(JSON.stringify(res.body)).not.toContain(other.tenant.tenantId);
+      }
+    }
+    // And a tenant cannot invoke or read the other's reactor.
+    expect((await reactorsApi(ctx, a.tenant).react(b.id, {}, a.key)).status).toBe(404);
+    expect((await reactorsApi(ctx, a.tenant).get(b.id)).status).toBe(404);
+  });
+});
