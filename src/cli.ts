@@ -5,11 +5,16 @@
 import { ConsoleLogger, INestApplicationContext, LogLevel as NestLogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { createConnection } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
+import { ApiError } from './common/api-error';
+import { validatePlain } from './common/validation';
 import { AppConfig, ConfigError, loadConfig, LogLevel } from './config/app-config';
+import { ReactorFormulaBodyDto } from './reactor-formulas/dto/reactor-formula.dto';
+import { ReactorFormulasService } from './reactor-formulas/reactor-formulas.service';
 import { openDatabase } from './database/database';
 import { DatabaseInUseError } from './database/embedded-postgres';
 import { TenantKeysService } from './crypto/tenant-keys.service';
@@ -92,6 +97,12 @@ const COMMANDS: Record<string, Command> = {
       });
     },
   },
+  'formula:create-official': {
+    usage: 'formula:create-official --file <formula.json>',
+    summary:
+      'Publish an official reactor formula (read-only to tenants) from a JSON file in the API body shape.',
+    run: createOfficialFormula,
+  },
   help: {
     usage: 'help [command]',
     summary: 'Show this help.',
@@ -162,6 +173,36 @@ async function createTenant(args: string[], config: AppConfig): Promise<void> {
       `Management key (shown once, store it now): ${created.key}`,
     ].join('\n'),
   );
+}
+
+async function createOfficialFormula(args: string[], config: AppConfig): Promise<void> {
+  const { values } = parse(args, { file: { type: 'string' } });
+  if (typeof values.file !== 'string' || values.file === '') {
+    throw new UsageError(
+      '--file is required: a JSON file with name, code, configuration and request_parameters',
+    );
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(readFileSync(values.file, 'utf8'));
+  } catch (err) {
+    throw new CliError(`${values.file} could not be read as JSON: ${(err as Error).message}`);
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new CliError(`${values.file} must hold one JSON object`);
+  }
+  const created = await withAppContext(config, async (app) => {
+    try {
+      const dto = validatePlain(ReactorFormulaBodyDto, { ...body, type: 'official' });
+      return await app.get(ReactorFormulasService).createOfficial(dto);
+    } catch (err) {
+      if (err instanceof ApiError) {
+        throw new CliError(`${err.detail} ${JSON.stringify(err.errors ?? {})}`);
+      }
+      throw err;
+    }
+  });
+  out(`Published official formula "${created.name}" (${created.id}).`);
 }
 
 async function migrate(args: string[], config: AppConfig): Promise<void> {

@@ -21,7 +21,11 @@ describe('POST /reactors/:id/react', () => {
   });
   afterAll(() => ctx.close());
 
-  async function reactorWith(code: string, parameters: object[] = [], reactor: object = {}): Promise<string> {
+  async function reactorWith(
+    code: string,
+    parameters: object[] = [],
+    reactor: Record<string, unknown> = {},
+  ): Promise<string> {
     const { reactorId } = await newReactor(
       ctx,
       tenant,

@@ -2,6 +2,7 @@ import { Foundation1763769600000 } from './1763769600000-foundation';
 import { Tokens1763773200000 } from './1763773200000-tokens';
 import { TokensMaintenance1763776800000 } from './1763776800000-tokens-maintenance';
 import { Reactors1763780400000 } from './1763780400000-reactors';
+import { OfficialFormulas1763780460000 } from './1763780460000-official-formulas';
 
 /** Every migration, in order. Listed by class so the same list works from TypeScript (tests) and dist. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   Tokens1763773200000,
   TokensMaintenance1763776800000,
   Reactors1763780400000,
+  OfficialFormulas1763780460000,
 ];

@@ -20,8 +20,7 @@ export class IdRefDto {
   id: string;
 }
 
-/** Update body: the formula is fixed at creation (a different `formula.id` answers 400). */
-export class UpdateReactorDto {
+class ReactorFieldsDto {
   @ApiProperty({ maxLength: 200, example: 'Charge with Acme Payments' })
   @IsString()
   @MinLength(1)
@@ -45,6 +44,10 @@ export class UpdateReactorDto {
   @Type(() => IdRefDto)
   application?: IdRefDto | null;
 
+}
+
+/** Update body: the formula is fixed at creation (a different `formula.id` answers 400). */
+export class UpdateReactorDto extends ReactorFieldsDto {
   @ApiPropertyOptional({ type: IdRefDto, description: 'Accepted only when it names the current formula.' })
   @IsOptional()
   @IsObject()
@@ -53,12 +56,12 @@ export class UpdateReactorDto {
   formula?: IdRefDto;
 }
 
-export class CreateReactorDto extends UpdateReactorDto {
+export class CreateReactorDto extends ReactorFieldsDto {
   @ApiProperty({ type: IdRefDto })
   @IsObject()
   @ValidateNested()
   @Type(() => IdRefDto)
-  declare formula: IdRefDto;
+  formula: IdRefDto;
 }
 
 export class ListReactorsQueryDto extends PageQueryDto {
