@@ -265,11 +265,14 @@ async function main() {
       const definition =
         typeof scenario.request === 'function' ? scenario.request(ctx, data) : scenario.request;
       const options = autocannonOptions(server.baseUrl, definition);
+      // A scenario may fix its own concurrency (latency at 1 connection, say); others use BENCH_CONNECTIONS.
+      const connections = scenario.connections ?? config.connections;
       if (config.warmup > 0) {
-        await measure(options, config.warmup, config.connections);
+        await measure(options, config.warmup, connections);
       }
       const cpuBefore = server.cpuSeconds();
-      const row = summarize(scenario, await measure(options, config.duration, config.connections));
+      const row = summarize(scenario, await measure(options, config.duration, connections));
+      row.connections = connections;
       const cpuAfter = server.cpuSeconds();
       row.server_cpu_ms_per_request =
         cpuBefore !== null && cpuAfter !== null && row.requests > 0

@@ -12,6 +12,7 @@
  *               { requests: [{ method, path, headers, body, setupRequest(req, context) }, ...] }
  *             a sequence per connection; `setupRequest` may change each request (vary a body, a path;
  *             a body it sets must already be a string).
+ *   connections  optional: concurrency of this scenario instead of BENCH_CONNECTIONS
  *   tokensPerRequest  optional: tokens each request creates; the report adds tokens/s = req/s × this
  *   targets   optional [{ label, measure(row, byName) -> number | null, op: '>=' | '<=', threshold, unit? }]:
  *             checked after the run and listed as PASS/MISS (null: a scenario it needs did not run)
@@ -102,6 +103,50 @@ async function runPool(count, concurrency, job) {
 }
 
 const ratioVsBaseline = (row) => row.ratio_vs_baseline;
+
+const REACT_16 = 'POST /reactors/<id>/react (1 card, 16 connections)';
+const REACT_1 = 'POST /reactors/<id>/react (1 card, 1 connection)';
+
+/** A warm reactor returning { raw: args }, one card token to detokenize, and a caller with token:use. */
+async function reactSetup(ctx) {
+  if (!ctx.cache.has('reactor')) {
+    ctx.cache.set(
+      'reactor',
+      (async () => {
+        const caller = await ctx.createApplication({
+          name: 'bench react caller',
+          type: 'private',
+          permissions: ['token:create', 'token:use'],
+          rules: [],
+        });
+        const card = await ctx.api('POST', '/tokens', cardBody(), caller.key);
+        const formula = await ctx.api('POST', '/reactor-formulas', {
+          name: 'bench echo',
+          type: 'private',
+          code: 'module.exports = async function (req) { return { raw: req.args }; };',
+          configuration: [],
+          request_parameters: [{ name: 'card.number', type: 'string' }],
+        });
+        const reactor = await ctx.api('POST', '/reactors', {
+          name: 'bench echo',
+          configuration: {},
+          formula: { id: formula.id },
+        });
+        return { key: caller.key, path: `/reactors/${reactor.id}/react`, card: card.id };
+      })(),
+    );
+  }
+  return ctx.cache.get('reactor');
+}
+
+function reactRequest(ctx, data) {
+  return {
+    method: 'POST',
+    path: data.path,
+    headers: jsonHeaders(data.key),
+    body: JSON.stringify({ args: { card: `{{ ${data.card} }}` } }),
+  };
+}
 
 module.exports = [
   {
@@ -258,6 +303,28 @@ module.exports = [
         op: '<=',
         threshold: 3,
         unit: '×',
+      },
+    ],
+  },
+  {
+    name: REACT_16,
+    connections: 16,
+    setup: reactSetup,
+    request: reactRequest,
+    targets: [{ label: 'req/s vs GET /health', measure: ratioVsBaseline, op: '>=', threshold: 0.1 }],
+  },
+  {
+    name: REACT_1,
+    connections: 1,
+    setup: reactSetup,
+    request: reactRequest,
+    targets: [
+      {
+        label: 'p50 at 1 connection',
+        measure: (row) => row.latency_p50_ms,
+        op: '<=',
+        threshold: 5,
+        unit: 'ms',
       },
     ],
   },
