@@ -43,7 +43,6 @@ class ReactorFieldsDto {
   @ValidateNested()
   @Type(() => IdRefDto)
   application?: IdRefDto | null;
-
 }
 
 /** Update body: the formula is fixed at creation (a different `formula.id` answers 400). */
