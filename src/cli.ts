@@ -258,8 +258,9 @@ async function withAppContext<T>(
 
 /**
  * PGlite takes no lock on its folder: a second process would open the server's database and corrupt it.
- * A running server answers on the socket inside DATA_DIR, so refuse before opening anything. (When that
- * path is too long the server listens on a loopback port instead, and this check cannot see it.)
+ * A running server answers on the socket inside DATA_DIR, so refuse before opening anything, with a message
+ * that says what to do. (When that path is too long for a Unix socket the server's socket lives in a private
+ * temporary folder instead; the pid lock that openDatabase takes in DATA_DIR still refuses the command.)
  */
 async function assertEmbeddedDatabaseFree(config: AppConfig): Promise<void> {
   if (config.databaseUrl !== null) {

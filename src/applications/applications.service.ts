@@ -8,7 +8,7 @@ import { Principal } from '../auth/principal';
 import { ApiError, FieldErrors } from '../common/api-error';
 import { Page, pageOf, pageOffset } from '../common/pagination';
 import { generateApiKey, hashSecret } from '../crypto';
-import { normalizeRuleContainer } from '../tokens/rules/containers';
+import { normalizeRuleContainer } from '../auth/containers';
 import { ApplicationCache } from './application-cache';
 import { Application, ApplicationType } from './application.entity';
 import {
@@ -71,8 +71,7 @@ export class ApplicationsService {
     return principal;
   }
 
-  /** Used by tenant creation (inside its transaction) and by the API. */
-
+  /** Inserts an application and returns its key once: used by tenant creation (in its transaction) and by create. */
   async insert(
     manager: EntityManager,
     tenantId: string,
@@ -166,7 +165,7 @@ export class ApplicationsService {
     return { ...(await this.get(principal, id)), key };
   }
 
-  /** Applications referenced by reactors and proxies must be public or private ones of the same tenant. */
+  /** An application of the tenant, or null; reactors and proxies then check the type they accept. */
   async findForTenant(tenantId: string, id: string): Promise<Application | null> {
     return this.applications.findOne({ where: { tenantId, id } });
   }

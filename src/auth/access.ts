@@ -1,4 +1,4 @@
-import { containerCovers, normalizeRuleContainer } from '../tokens/rules/containers';
+import { containerCovers, normalizeRuleContainer } from './containers';
 import type { Transform } from './access-rules';
 import type { Permission } from './permissions';
 import type { Principal } from './principal';

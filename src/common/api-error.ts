@@ -1,4 +1,6 @@
-export type FieldErrors = Record<string, string[]>;
+import type { FieldErrors } from './field-errors';
+
+export type { FieldErrors };
 
 /**
  * The one error type services throw. The global filter renders it as problem details; `detail` and

@@ -1,8 +1,8 @@
-import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { ApiError, FieldErrors } from './api-error';
-import { problem } from './problem-details';
+import { MAX_NESTING } from './limits';
 
 /** Flattens class-validator errors into `{ 'path.to.field': [messages] }` without echoing values. */
 export function flattenValidationErrors(errors: ValidationError[], prefix = ''): FieldErrors {
@@ -38,7 +38,7 @@ function childPath(prefix: string, property: string): string {
 }
 
 /** DTO bodies are shallow; class-transformer recurses without a limit, so deeper input would overflow the stack (a 500). */
-export const MAX_DTO_DEPTH = 64;
+export const MAX_DTO_DEPTH = MAX_NESTING;
 
 /** True when `value` nests objects or arrays deeper than `limit` levels; iterative, so it cannot overflow itself. */
 export function nestedDeeperThan(value: unknown, limit: number): boolean {
@@ -86,9 +86,7 @@ function asSentMembers(metatype: unknown): string[] {
 class DepthLimitedValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (this.toValidate(metadata) && nestedDeeperThan(value, MAX_DTO_DEPTH)) {
-      throw new BadRequestException({
-        problem: problem(400, `The ${metadata.type} is nested deeper than ${MAX_DTO_DEPTH} levels.`),
-      });
+      throw ApiError.badRequest(`The ${metadata.type} is nested deeper than ${MAX_DTO_DEPTH} levels.`);
     }
     // AsSent objects and arrays are validated as empty stand-ins of their kind, then put back as they came
     const held = new Map<string, unknown>();
@@ -122,10 +120,7 @@ export function createValidationPipe(): ValidationPipe {
     forbidNonWhitelisted: true,
     transform: true,
     validationError: { target: false, value: false },
-    exceptionFactory: (errors) =>
-      new BadRequestException({
-        problem: problem(400, 'One or more validation errors occurred.', flattenValidationErrors(errors)),
-      }),
+    exceptionFactory: (errors) => ApiError.validation(flattenValidationErrors(errors)),
   });
 }
 

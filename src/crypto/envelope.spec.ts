@@ -1,6 +1,6 @@
 import { createSecretKey, generateKeyPairSync } from 'node:crypto';
 import { DecryptError, open, seal, sealedKeyVersion } from './envelope';
-import { randomKey } from './random';
+import { randomKey } from './secrets';
 
 const TENANT = 'b3f6f1e2-5c7a-4d1b-8e2f-2a9c0d4e6f81';
 const aadFor = (tokenId: string) => `${TENANT}:${tokenId}`;

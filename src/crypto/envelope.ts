@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, KeyObject, randomBytes } from 'node:crypto';
-import { isKey256, KEY_BYTES } from './random';
+import { isKey256, KEY_BYTES } from './secrets';
 
 const FORMAT_V1 = 0x01;
 const HEADER_BYTES = 5; // format byte + uint32 key version

@@ -2,4 +2,4 @@ export * from './envelope';
 export * from './keyed-hash';
 export * from './keyring';
 export * from './master-keys';
-export * from './random';
+export * from './secrets';

@@ -1,7 +1,7 @@
 import bs58 from 'bs58';
 import { createHmac, createSecretKey, generateKeyPairSync } from 'node:crypto';
 import { keyedHash } from './keyed-hash';
-import { randomKey } from './random';
+import { randomKey } from './secrets';
 
 const CARD = '4242424242424242';
 

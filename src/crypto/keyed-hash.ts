@@ -1,5 +1,5 @@
 import { createHmac, KeyObject } from 'node:crypto';
-import { base58Fixed, isKey256, KEY_BYTES } from './random';
+import { base58Fixed, isKey256, KEY_BYTES } from './secrets';
 
 /**
  * HMAC-SHA256(hmacKey, domain + '\0' + value) as fixed-width base58 (44 chars). Used for token fingerprints

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { Keyring, KeyringError } from './keyring';
 import { MasterKey } from './master-keys';
-import { randomKey } from './random';
+import { randomKey } from './secrets';
 
 const CONTEXT = 'tenant:7d0c1b8e-1f5e-4a55-9a43-0c8f1d4b2a10:data:3';
 

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { MASTER_KEY_ID_PATTERN, MasterKey } from './master-keys';
-import { KEY_BYTES } from './random';
+import { KEY_BYTES } from './secrets';
 
 const FORMAT = 'v1';
 const NONCE_BYTES = 12;

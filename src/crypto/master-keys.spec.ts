@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateMasterKeyLine, loadOrCreateDevMasterKey, parseMasterKeys } from './master-keys';
-import { randomKey } from './random';
+import { randomKey } from './secrets';
 
 const posix = process.platform !== 'win32';
 

@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { KEY_BYTES, randomKey } from './random';
+import { KEY_BYTES, randomKey } from './secrets';
 
 export interface MasterKey {
   id: string;

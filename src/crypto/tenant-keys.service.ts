@@ -5,7 +5,7 @@ import { EntityManager, Repository } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Keyring } from './keyring';
 import { loadOrCreateDevMasterKey, parseMasterKeys } from './master-keys';
-import { randomKey } from './random';
+import { randomKey } from './secrets';
 import { TenantKey, TenantKeyKind } from './tenant-key.entity';
 
 export interface VersionedKey {

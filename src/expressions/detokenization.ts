@@ -1,3 +1,5 @@
+import { MAX_NESTING } from '../common/limits';
+
 /** A `{{ <id> }}`, `{{ <id> | filters }}` or `{{ token: <id> | filters }}` reference inside a string. */
 export interface TokenReference {
   start: number;
@@ -28,7 +30,7 @@ export function findReferences(text: string): TokenReference[] {
 
 /** Ids referenced anywhere inside a JSON value (strings and object keys are not confused: keys are left alone). */
 export function collectReferencedIds(value: unknown, into: Set<string> = new Set(), depth = 0): Set<string> {
-  if (depth > 64) {
+  if (depth > MAX_NESTING) {
     return into;
   }
   if (typeof value === 'string') {

@@ -1,3 +1,5 @@
+import { MAX_NESTING } from '../common/limits';
+
 /** DoS limits of one parse or render, so a hostile template fails fast instead of hanging the server. */
 export const EXPRESSION_LIMITS = {
   /** Characters of template text parsed in one call (a large proxy body can be a template). */
@@ -12,7 +14,7 @@ export const EXPRESSION_LIMITS = {
   cacheEntries: 1000,
   cacheTemplateLength: 10_000,
   /** Deepest object/array nesting renderDeep walks. */
-  depth: 64,
+  depth: MAX_NESTING,
   /** Largest count/length argument a filter accepts. */
   filterCount: 1_000_000,
 } as const;

@@ -3,7 +3,7 @@ import { transformFor } from '../auth/access';
 import { Principal } from '../auth/principal';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
-import { ExpressionEngine, ExpressionError } from '../expressions';
+import { ExpressionEngine, expressionFieldError } from '../expressions';
 import {
   collectReferencedIds,
   findReferences,
@@ -13,6 +13,7 @@ import {
 import { TokenDto } from './dto/token.dto';
 import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
+import { MAX_NESTING } from '../common/limits';
 
 export const MAX_DETOKENIZED_TOKENS = 100;
 
@@ -79,10 +80,10 @@ export class DetokenizeService {
         (v) => this.asText(v),
       );
     }
-    if (Array.isArray(value) && depth < 64) {
+    if (Array.isArray(value) && depth < MAX_NESTING) {
       return value.map((v) => this.walk(v, resolved, depth + 1));
     }
-    if (typeof value === 'object' && value !== null && depth < 64) {
+    if (typeof value === 'object' && value !== null && depth < MAX_NESTING) {
       return Object.fromEntries(
         Object.entries(value).map(([k, v]) => [k, this.walk(v, resolved, depth + 1)]),
       );
@@ -99,10 +100,7 @@ export class DetokenizeService {
     try {
       return this.engine.render(`{{ value ${reference.filters} }}`, { value });
     } catch (err) {
-      throw ApiError.field(
-        'expression',
-        err instanceof ExpressionError ? err.message : 'could not be evaluated',
-      );
+      throw expressionFieldError('expression', err);
     }
   }
 

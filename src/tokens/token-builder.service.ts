@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../common/api-error';
-import { ExpressionEngine, ExpressionError } from '../expressions';
+import { ExpressionEngine, expressionFieldError } from '../expressions';
 import { idContainsData, validateTokenId } from './rules/token-id';
 import { TokenCipher } from './token-cipher.service';
 import { TokenFields } from './token-fields';
@@ -26,10 +26,7 @@ export class TokenBuilder {
         const rendered = this.engine.render(requested, { data: fields.data });
         id = typeof rendered === 'string' ? rendered : JSON.stringify(rendered);
       } catch (err) {
-        throw ApiError.field(
-          path,
-          err instanceof ExpressionError ? err.message : 'is not a valid expression',
-        );
+        throw expressionFieldError(path, err, 'is not a valid expression');
       }
     }
     const problem = validateTokenId(id);
@@ -92,7 +89,7 @@ export class TokenBuilder {
     try {
       return render();
     } catch (err) {
-      throw ApiError.field(path, err instanceof ExpressionError ? err.message : 'could not be evaluated');
+      throw expressionFieldError(path, err);
     }
   }
 

@@ -1,9 +1,9 @@
 import { ApiError } from '../common/api-error';
 import { mergePatch } from '../common/merge-patch';
-import { ExpressionEngine, ExpressionError } from '../expressions';
-import { validateContainers, normalizeContainer } from './rules/containers';
+import { ExpressionEngine, expressionMessage } from '../expressions';
+import { validateContainers, normalizeContainer } from '../auth/containers';
 import { parseExpiresAt } from './rules/expires-at';
-import { addError, FieldErrors } from './rules/field-errors';
+import { addError, FieldErrors } from '../common/field-errors';
 import { defaultsFor, isTokenType, TokenType, validateTokenData } from './rules/token-types';
 
 /** Everything a token holds besides its id and audit columns, validated and with type defaults applied. */
@@ -227,7 +227,7 @@ function checkExpressions(
     try {
       engine.parse(template);
     } catch (err) {
-      addError(errors, path, err instanceof ExpressionError ? err.message : 'is not a valid expression');
+      addError(errors, path, expressionMessage(err, 'is not a valid expression'));
     }
   };
   tryParse(fields.fingerprintExpression, join(prefix, 'fingerprint_expression'));

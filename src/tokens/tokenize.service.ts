@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Principal } from '../auth/principal';
 import { ApiError, FieldErrors } from '../common/api-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { addError } from './rules/field-errors';
+import { addError } from '../common/field-errors';
 import { PreparedToken, TokensService } from './tokens.service';
 
 interface Slot {

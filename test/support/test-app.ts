@@ -85,9 +85,9 @@ export class TestContext {
    * that call a service the way its controller does.
    */
   async principalOf(app: TestApplication): Promise<Principal> {
-    const principal = await this.get(ApplicationsService).authenticate(app.key);
-    if (principal === null || principal.applicationId !== app.id) {
-      throw new Error(`Application ${app.id} has no valid key: deleted, or its key regenerated`);
+    const principal = await this.get(ApplicationsService).principalFor(app.tenantId, app.id);
+    if (principal === null) {
+      throw new Error(`Application ${app.id} does not exist (deleted?)`);
     }
     return principal;
   }

@@ -1,4 +1,4 @@
-import { FieldErrors } from './field-errors';
+import { FieldErrors } from '../../common/field-errors';
 import {
   abaRoutingValid,
   defaultsFor,

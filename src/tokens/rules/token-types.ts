@@ -1,5 +1,5 @@
 import { luhnCheckDigit } from '../../common/luhn';
-import { addError, FieldErrors } from './field-errors';
+import { addError, FieldErrors } from '../../common/field-errors';
 
 export const TOKEN_TYPES = ['token', 'card', 'bank'] as const;
 export type TokenType = (typeof TOKEN_TYPES)[number];

@@ -1,10 +1,17 @@
 import bs58 from 'bs58';
 import { createHash } from 'node:crypto';
-import { base58Fixed, generateApiKey, generateProxyKey, hashSecret, randomKey, safeEqualHex } from './random';
+import {
+  base58Fixed,
+  generateApiKey,
+  generateProxyKey,
+  hashSecret,
+  randomKey,
+  safeEqualHex,
+} from './secrets';
 
 const BASE58 = '[1-9A-HJ-NP-Za-km-z]';
 
-describe('random', () => {
+describe('secrets: keys, API keys, hashes and comparison', () => {
   it('randomKey returns 32 fresh bytes', () => {
     const a = randomKey();
     expect(a.length).toBe(32);

@@ -1,3 +1,4 @@
+/** Secrets the vault makes and checks: symmetric keys, API and proxy keys, their hashes, constant-time comparison. */
 import { createHash, KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
 import bs58 from 'bs58';
 

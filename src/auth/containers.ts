@@ -1,4 +1,4 @@
-import { addError, FieldErrors } from './field-errors';
+import { addError, FieldErrors } from '../common/field-errors';
 
 const CONTAINER_PATTERN = /^\/([A-Za-z0-9_-]+\/)+$/;
 export const MAX_CONTAINERS = 100;
@@ -42,12 +42,12 @@ export function validateContainers(value: unknown, path = 'containers'): FieldEr
   return errors;
 }
 
-/** true when `ruleContainer` (normalized) is a prefix of `tokenContainer`: '/pci/' covers '/pci/high/' but '/pc/' does not cover '/pci/' */
 /** Access rules may also name the root `/`, which covers every container. */
 export function normalizeRuleContainer(path: string): string | null {
   return path === '/' ? '/' : normalizeContainer(path);
 }
 
+/** True when the rule's container is a prefix of the token's: '/pci/' covers '/pci/high/', '/pc/' does not cover '/pci/'. */
 export function containerCovers(ruleContainer: string, tokenContainer: string): boolean {
   const rule = normalizeRuleContainer(ruleContainer);
   const token = normalizeContainer(tokenContainer);
