@@ -1,5 +1,4 @@
 import { Global, Injectable, Module } from '@nestjs/common';
-import { WriteCounter } from './write-counter';
 
 /** The time, behind an injectable so tests move it instead of sleeping. Queries take it as a parameter. */
 @Injectable()
@@ -9,7 +8,7 @@ export class Clock {
   }
 }
 
-/** Process-wide side-effect holders every module may inject. */
+/** The clock, which every module may inject. */
 @Global()
-@Module({ providers: [Clock, WriteCounter], exports: [Clock, WriteCounter] })
+@Module({ providers: [Clock], exports: [Clock] })
 export class ClockModule {}

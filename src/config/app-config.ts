@@ -18,6 +18,8 @@ export interface AppConfig {
   smtpUrl: string | null;
   mailFrom: string;
   purgeCron: string;
+  /** Scheduled jobs (purge, maintenance) run in this process; tests turn them off and call the services. */
+  jobsEnabled: boolean;
   tokenizeMaxTokens: number;
   sandboxWorkers: number;
   sandboxTimeoutMs: number;
@@ -119,6 +121,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']) ?? null,
     mailFrom: present(env, 'MAIL_FROM') ?? 'Token Vault <no-reply@token-vault.local>',
     purgeCron,
+    jobsEnabled: bool(env, 'JOBS_ENABLED', true),
     tokenizeMaxTokens: int(env, 'TOKENIZE_MAX_TOKENS', 100, 1, 10000),
     sandboxWorkers: int(env, 'SANDBOX_WORKERS', 2, 1, 64),
     sandboxTimeoutMs: int(env, 'SANDBOX_TIMEOUT_MS', 10000, 10, 600000),

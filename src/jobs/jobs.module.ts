@@ -1,75 +1,98 @@
-import { Inject, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
+import { Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { CronJob } from 'cron';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DatabaseRuntime } from '../database/database';
 import { DATABASE_RUNTIME } from '../database/database-info.module';
 import { TokensModule } from '../tokens/tokens.module';
+import { JobRunner } from './job-runner';
 import { MaintenanceService } from './maintenance.service';
 import { PurgeService } from './purge.service';
 
-const MAINTENANCE_CRON = '0 */10 * * * *';
-/** Soon after boot, so a database restored or filled while the service was down gets statistics. */
-const MAINTENANCE_AFTER_BOOT_MS = 30_000;
-/** How often to check whether a bulk load calls for an early run. */
-const WRITES_CHECK_MS = 5_000;
+/** One scheduled job: when it runs, and the one service method it awaits (which has its own test). */
+interface ScheduledJob {
+  name: string;
+  /** A cron expression, a fixed interval, or once after boot. */
+  when: { cron: string } | { everyMs: number } | { afterBootMs: number };
+  /** Only on the embedded database (PostgreSQL has autovacuum). */
+  embeddedOnly?: boolean;
+  run: () => Promise<void>;
+}
 
 /**
- * Registers the purge on PURGE_CRON (configurable, so it cannot be a static @Cron decorator), table
- * maintenance soon after bulk loads, and on the embedded database only (PostgreSQL has autovacuum) after
- * boot and every 10 minutes.
+ * Every scheduled job of the vault, in one table. Overlap and replica safety live in the services' use of
+ * JobRunner.runExclusive; this only decides when. Off when JOBS_ENABLED=false (tests call the services).
  */
-@Module({
-  imports: [TokensModule],
-  providers: [PurgeService, MaintenanceService],
-  exports: [PurgeService, MaintenanceService],
-})
-export class JobsModule implements OnApplicationBootstrap, OnApplicationShutdown {
+@Injectable()
+export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly stops: (() => void)[] = [];
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(DATABASE_RUNTIME) private readonly database: DatabaseRuntime,
     private readonly purge: PurgeService,
     private readonly maintenance: MaintenanceService,
-    private readonly scheduler: SchedulerRegistry,
   ) {}
 
+  jobs(): ScheduledJob[] {
+    return [
+      { name: 'purge', when: { cron: this.config.purgeCron }, run: () => this.purge.run() },
+      {
+        name: 'maintenance',
+        when: { cron: '0 */10 * * * *' },
+        embeddedOnly: true,
+        run: () => this.maintenance.run(),
+      },
+      // Soon after boot, so a database restored or filled while the service was down gets statistics.
+      {
+        name: 'maintenance-after-boot',
+        when: { afterBootMs: 30_000 },
+        embeddedOnly: true,
+        run: () => this.maintenance.run(),
+      },
+      // Also on PostgreSQL: autovacuum may wait a minute or more after a bulk load.
+      { name: 'maintenance-on-writes', when: { everyMs: 5_000 }, run: () => this.maintenance.runIfBusy() },
+    ];
+  }
+
   onApplicationBootstrap(): void {
-    if (this.config.nodeEnv === 'test') {
+    if (!this.config.jobsEnabled) {
       return;
     }
-    const job = CronJob.from({
-      cronTime: this.config.purgeCron,
-      onTick: () => this.purge.run(),
-      start: true,
-    });
-    this.scheduler.addCronJob('purge', job);
-    if (this.database.embedded) {
-      const maintenance = CronJob.from({
-        cronTime: MAINTENANCE_CRON,
-        onTick: () => this.maintenance.run(),
-        start: true,
-      });
-      this.scheduler.addCronJob('maintenance', maintenance);
-      const afterBoot = setTimeout(() => void this.maintenance.run(), MAINTENANCE_AFTER_BOOT_MS).unref();
-      this.scheduler.addTimeout('maintenance-after-boot', afterBoot);
+    for (const job of this.jobs()) {
+      if (job.embeddedOnly === true && !this.database.embedded) {
+        continue;
+      }
+      this.stops.push(this.schedule(job));
     }
-    // Also on PostgreSQL: autovacuum may wait a minute or more after a bulk load, and list plans without
-    // statistics scan the whole tenant.
-    const early = setInterval(() => void this.maintenance.runIfBusy(), WRITES_CHECK_MS).unref();
-    this.scheduler.addInterval('maintenance-on-writes', early);
   }
 
   onApplicationShutdown(): void {
-    for (const name of ['purge', 'maintenance']) {
-      if (this.scheduler.doesExist('cron', name)) {
-        void this.scheduler.getCronJob(name).stop();
-      }
+    this.stops.splice(0).forEach((stop) => stop());
+  }
+
+  /** How many jobs are scheduled now (for tests). */
+  get scheduled(): number {
+    return this.stops.length;
+  }
+
+  private schedule(job: ScheduledJob): () => void {
+    const tick = (): void => void job.run();
+    if ('cron' in job.when) {
+      const cron = CronJob.from({ cronTime: job.when.cron, onTick: tick, start: true });
+      return () => void cron.stop();
     }
-    if (this.scheduler.doesExist('interval', 'maintenance-on-writes')) {
-      this.scheduler.deleteInterval('maintenance-on-writes');
+    if ('everyMs' in job.when) {
+      const interval = setInterval(tick, job.when.everyMs).unref();
+      return () => clearInterval(interval);
     }
-    if (this.scheduler.doesExist('timeout', 'maintenance-after-boot')) {
-      this.scheduler.deleteTimeout('maintenance-after-boot');
-    }
+    const timeout = setTimeout(tick, job.when.afterBootMs).unref();
+    return () => clearTimeout(timeout);
   }
 }
+
+@Module({
+  imports: [TokensModule],
+  providers: [JobRunner, PurgeService, MaintenanceService, JobScheduler],
+  exports: [JobRunner, PurgeService, MaintenanceService],
+})
+export class JobsModule {}

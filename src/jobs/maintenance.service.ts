@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DatabaseRuntime } from '../database/database';
 import { DATABASE_RUNTIME } from '../database/database-info.module';
-import { WriteCounter } from '../common/write-counter';
+import { WriteCounter } from '../tokens/write-counter';
+import { JobRunner } from './job-runner';
 
 const WRITES_BEFORE_EARLY_RUN = 5000;
 
@@ -14,12 +15,12 @@ const WRITES_BEFORE_EARLY_RUN = 5000;
 @Injectable()
 export class MaintenanceService {
   private readonly logger = new Logger('Maintenance');
-  private running = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(DATABASE_RUNTIME) private readonly database: DatabaseRuntime,
     private readonly writes: WriteCounter,
+    private readonly jobs: JobRunner,
   ) {}
 
   /** ANALYZE the token tables; on the embedded database also VACUUM them (dead rows of updates and purges). */
@@ -42,21 +43,13 @@ export class MaintenanceService {
     }
   }
 
-  /** The scheduled run: one await, no overlapping runs in this process, failures logged without data. */
+  /** The scheduled run: no overlapping runs (JobRunner), failures logged without data. */
   async run(): Promise<void> {
-    if (this.running) {
-      return;
-    }
-    this.running = true;
-    this.writes.take();
-    const started = Date.now();
-    try {
+    await this.jobs.runExclusive('maintenance', async () => {
+      this.writes.take();
+      const started = Date.now();
       await this.analyze();
       this.logger.debug({ durationMs: Date.now() - started }, 'token tables analyzed');
-    } catch (err) {
-      this.logger.error({ err: { type: err instanceof Error ? err.name : 'unknown' } }, 'maintenance failed');
-    } finally {
-      this.running = false;
-    }
+    });
   }
 }

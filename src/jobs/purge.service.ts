@@ -1,32 +1,25 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { TokensService } from '../tokens/tokens.service';
+import { JobRunner } from './job-runner';
 
-/** The scheduled purge: one await per run, and no overlapping runs in this process. */
+/** The scheduled purge of expired tokens: their data goes, a tombstone stays (spec §3). */
 @Injectable()
 export class PurgeService {
   private readonly logger = new Logger('Purge');
-  private running = false;
 
   constructor(
     private readonly tokens: TokensService,
     private readonly clock: Clock,
+    private readonly jobs: JobRunner,
   ) {}
 
   async run(): Promise<void> {
-    if (this.running) {
-      return;
-    }
-    this.running = true;
-    try {
+    await this.jobs.runExclusive('purge', async () => {
       const purged = await this.tokens.purgeExpired(this.clock.now());
       if (purged > 0) {
         this.logger.log({ purged }, 'expired tokens purged');
       }
-    } catch (err) {
-      this.logger.error({ err: { type: err instanceof Error ? err.name : 'unknown' } }, 'purge failed');
-    } finally {
-      this.running = false;
-    }
+    });
   }
 }

@@ -11,6 +11,7 @@ import { TokenizeService } from './tokenize.service';
 import { TokensController } from './tokens.controller';
 import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
+import { WriteCounter } from './write-counter';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Token]), ExpressionsModule],
@@ -23,7 +24,8 @@ import { TokensService } from './tokens.service';
     TokenizeService,
     DetokenizeService,
     ReencryptionService,
+    WriteCounter,
   ],
-  exports: [TokensService, DetokenizeService, TokenizeService, ReencryptionService],
+  exports: [TokensService, DetokenizeService, TokenizeService, ReencryptionService, WriteCounter],
 })
 export class TokensModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
-import { WriteCounter } from '../common/write-counter';
+import { WriteCounter } from './write-counter';
 import { preparedQuery } from '../database/prepared-query';
 import { Token } from './token.entity';
 

@@ -141,6 +141,7 @@ function testConfig(env: Record<string, string> = {}): AppConfig {
     NODE_ENV: 'test',
     LOG_LEVEL: 'info',
     VAULT_MASTER_KEYS: TEST_MASTER_KEYS,
+    JOBS_ENABLED: 'false',
     ...env,
   });
 }
