@@ -7,6 +7,22 @@ import { TokenCipher } from './token-cipher.service';
 import { TokenFields } from './token-fields';
 import { Token } from './token.entity';
 
+/** Who a token row belongs to and who wrote it: what build() takes besides the fields. */
+export interface TokenIdentity {
+  tenantId: string;
+  id: string;
+  createdBy: string | null;
+  createdAt: Date;
+  modifiedBy: string | null;
+  modifiedAt: Date | null;
+}
+
+/** A token ready to store: its row and the blind indexes of its search indexes. */
+export interface BuiltToken {
+  row: Token;
+  indexHashes: string[];
+}
+
 /** Turns validated fields into a stored row (id, ciphertext, fingerprint, blind indexes) and back. */
 @Injectable()
 export class TokenBuilder {
@@ -40,10 +56,11 @@ export class TokenBuilder {
   }
 
   /**
-   * Writes the fields onto the row (ciphertext, keyed fingerprint, case-folded metadata) and returns the
-   * blind indexes of its search indexes.
+   * The finished row for `fields` (ciphertext, keyed fingerprint, case-folded metadata) and the blind
+   * indexes of its search indexes. Renders the fingerprint and search index expressions; `prefix` is the
+   * request path of the definition, for error paths inside /tokenize bodies.
    */
-  async fill(row: Token, fields: TokenFields, prefix: string): Promise<string[]> {
+  async build(identity: TokenIdentity, fields: TokenFields, prefix: string): Promise<BuiltToken> {
     const at = (path: string): string => (prefix === '' ? path : `${prefix}.${path}`);
     const fingerprintSource = this.evaluate(
       () =>
@@ -63,13 +80,14 @@ export class TokenBuilder {
       }
       return typeof value === 'string' ? value : JSON.stringify(value);
     });
-    const sealed = await this.cipher.seal(row.tenantId, row.id, fields.data);
-    Object.assign(row, {
+    const { tenantId, id } = identity;
+    const sealed = await this.cipher.seal(tenantId, id, fields.data);
+    const row = Object.assign(new Token(), identity, {
       type: fields.type,
       data: sealed.blob,
       dataKeyVersion: sealed.version,
       mask: fields.mask,
-      fingerprint: await this.cipher.fingerprint(row.tenantId, fields.type, fingerprintSource),
+      fingerprint: await this.cipher.fingerprint(tenantId, fields.type, fingerprintSource),
       fingerprintExpression: fields.fingerprintExpression,
       containers: fields.containers,
       metadata: fields.metadata,
@@ -80,9 +98,10 @@ export class TokenBuilder {
       searchIndexes: fields.searchIndexes,
       deduplicateToken: fields.deduplicateToken,
       expiresAt: fields.expiresAt,
+      deletedAt: null,
     });
-    const hashes = await Promise.all(indexValues.map((v) => this.cipher.blindIndex(row.tenantId, v)));
-    return [...new Set(hashes)];
+    const hashes = await Promise.all(indexValues.map((v) => this.cipher.blindIndex(tenantId, v)));
+    return { row, indexHashes: [...new Set(hashes)] };
   }
 
   private evaluate<T>(render: () => T, path: string): T {

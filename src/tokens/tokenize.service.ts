@@ -35,8 +35,8 @@ export class TokenizeService {
       );
     }
     const prepared = await this.prepareAll(principal, slots);
-    const answers = await this.tokens.transaction((manager) => this.tokens.insertMany(manager, prepared));
-    const results = await Promise.all(answers.map((a) => this.tokens.answer(principal, a)));
+    const outcomes = await this.tokens.transaction((manager) => this.tokens.insertMany(manager, prepared));
+    const results = await Promise.all(outcomes.map((o) => this.tokens.presentOutcome(principal, o)));
     return rebuild(shape, (i) => (slots[i].kind === 'leaf' ? results[i].id : results[i]));
   }
 

@@ -18,8 +18,8 @@ import { presentRedactedDuplicate, presentToken } from './token-presenter';
 import { Token } from './token.entity';
 import { TokenListFilter, TokensRepository } from './tokens.repository';
 
-/** What an insert did: inserted the prepared token, or found the live token it duplicates. */
-export type InsertAnswer = { prepared: PreparedToken } | { duplicateOf: Token };
+/** What an insert did: stored the prepared token, or found the live token it duplicates (deduplicate_token). */
+export type InsertOutcome = { inserted: PreparedToken } | { duplicateOf: Token };
 
 export interface PreparedToken {
   row: Token;
@@ -50,10 +50,10 @@ export class TokensService {
     const prepared = await this.prepare(principal, body);
     // A plain token is one INSERT, atomic by itself; dedup locks and index rows need a transaction.
     const single = prepared.fields.deduplicateToken !== true && prepared.indexHashes.length === 0;
-    const [answer] = single
+    const [outcome] = single
       ? await this.insertMany(this.tokens.manager, [prepared])
       : await this.tokens.manager.transaction((manager) => this.insertMany(manager, [prepared]));
-    return this.answer(principal, answer);
+    return this.presentOutcome(principal, outcome);
   }
 
   /** Validates, renders ids and fingerprints, checks token:create on the containers and encrypts: no writes. */
@@ -64,53 +64,51 @@ export class TokensService {
     if (transform === null) {
       throw ApiError.forbidden('The application may not create tokens in these containers.');
     }
-    const id = this.builder.tokenId(requestedId, fields, prefix);
-    const row = new Token();
-    Object.assign(row, {
+    const identity = {
       tenantId: principal.tenantId,
-      id,
+      id: this.builder.tokenId(requestedId, fields, prefix),
       createdBy: principal.applicationId,
       createdAt: now,
       modifiedBy: null,
       modifiedAt: null,
-      deletedAt: null,
-    });
-    const indexHashes = await this.builder.fill(row, fields, prefix);
+    };
+    const { row, indexHashes } = await this.builder.build(identity, fields, prefix);
     return { row, fields, indexHashes, transform: atMostMask(transform) };
   }
 
   /**
    * Inserts prepared tokens in the caller's transaction: plain ones in one batch, deduplicating ones one
-   * by one under a fingerprint lock. Answers are presented after commit by `answer()` (decrypting inside the
+   * by one under a fingerprint lock. Outcomes are presented after commit by `presentOutcome()` (decrypting inside the
    * transaction could wait for a second connection the embedded database does not have).
    */
-  async insertMany(manager: EntityManager, prepared: PreparedToken[]): Promise<InsertAnswer[]> {
+  async insertMany(manager: EntityManager, prepared: PreparedToken[]): Promise<InsertOutcome[]> {
     const batch = prepared.filter((p) => p.fields.deduplicateToken !== true);
     try {
       if (batch.length > 0) {
         await this.tokens.insert(manager, batch);
       }
-      const answers: InsertAnswer[] = [];
+      const outcomes: InsertOutcome[] = [];
       for (const p of prepared) {
-        answers.push(
-          p.fields.deduplicateToken === true ? await this.insertDeduplicated(manager, p) : { prepared: p },
+        outcomes.push(
+          p.fields.deduplicateToken === true ? await this.insertDeduplicated(manager, p) : { inserted: p },
         );
       }
-      return answers;
+      return outcomes;
     } catch (err) {
       throw isUniqueViolation(err) ? ApiError.conflict('A token with this id already exists.') : err;
     }
   }
 
-  async answer(principal: Principal, answer: InsertAnswer): Promise<TokenDto> {
-    if ('duplicateOf' in answer) {
-      return this.presentDuplicate(principal, answer.duplicateOf);
+  /** The response for one insert: the new token as the caller may see it, or the duplicate it found. */
+  async presentOutcome(principal: Principal, outcome: InsertOutcome): Promise<TokenDto> {
+    if ('duplicateOf' in outcome) {
+      return this.presentDuplicate(principal, outcome.duplicateOf);
     }
-    const { row, fields, transform } = answer.prepared;
+    const { row, fields, transform } = outcome.inserted;
     return this.present(row, fields.data, transform);
   }
 
-  private async insertDeduplicated(manager: EntityManager, prepared: PreparedToken): Promise<InsertAnswer> {
+  private async insertDeduplicated(manager: EntityManager, prepared: PreparedToken): Promise<InsertOutcome> {
     const { row } = prepared;
     if (row.fingerprint !== null) {
       await this.tokens.lockFingerprint(manager, row.tenantId, row.type, row.fingerprint);
@@ -126,7 +124,7 @@ export class TokensService {
       }
     }
     await this.tokens.insert(manager, [prepared]);
-    return { prepared };
+    return { inserted: prepared };
   }
 
   async get(principal: Principal, id: string): Promise<TokenDto> {
@@ -224,32 +222,42 @@ export class TokensService {
     if (denied !== null) {
       throw ApiError.forbidden(denied);
     }
-    Object.assign(row, { modifiedBy: principal.applicationId, modifiedAt: now });
-    const indexHashes = await this.builder.fill(row, next, '');
+    const { row: updated, indexHashes } = await this.builder.build(
+      {
+        tenantId: row.tenantId,
+        id: row.id,
+        createdBy: row.createdBy,
+        createdAt: row.createdAt,
+        modifiedBy: principal.applicationId,
+        modifiedAt: now,
+      },
+      next,
+      '',
+    );
     const outcome = await this.tokens.manager.transaction(
       async (manager): Promise<Token | 'saved' | 'stale'> => {
-        if (next.deduplicateToken === true && row.fingerprint !== null) {
-          await this.tokens.lockFingerprint(manager, row.tenantId, row.type, row.fingerprint);
+        if (next.deduplicateToken === true && updated.fingerprint !== null) {
+          await this.tokens.lockFingerprint(manager, updated.tenantId, updated.type, updated.fingerprint);
           const duplicate = await this.tokens.findDuplicate(
             manager,
-            row.tenantId,
-            row.type,
-            row.fingerprint,
+            updated.tenantId,
+            updated.type,
+            updated.fingerprint,
             now,
-            row.id,
+            updated.id,
           );
           if (duplicate !== null) {
             return duplicate;
           }
         }
-        return (await this.tokens.save(manager, row, indexHashes, readData)) ? 'saved' : 'stale';
+        return (await this.tokens.save(manager, updated, indexHashes, readData)) ? 'saved' : 'stale';
       },
     );
     if (outcome === 'stale') {
       return null;
     }
     return outcome === 'saved'
-      ? this.present(row, next.data, atMostMask(transform))
+      ? this.present(updated, next.data, atMostMask(transform))
       : this.presentDuplicate(principal, outcome);
   }
 

@@ -1,15 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  Allow,
-  IsArray,
-  IsBoolean,
-  IsDefined,
-  IsIn,
-  IsObject,
-  IsOptional,
-  IsString,
-  MaxLength,
-} from 'class-validator';
+import { Allow, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { PageQueryDto, PaginationDto } from '../../common/pagination';
 import { ToArray } from '../../common/query';
 import { AsSent } from '../../common/validation';
@@ -25,17 +15,20 @@ const anyJson = {
   ],
 };
 
+/**
+ * Documents the create body for OpenAPI and lets its members through the global pipe; it validates
+ * nothing itself. readCreateRequest (token-fields.ts) validates every create body, from POST /tokens and
+ * from the definitions inside POST /tokenize alike, so the two cannot drift apart.
+ */
 export class CreateTokenDto {
   @ApiPropertyOptional({
     description: 'Custom id (3-400 characters) or an alias expression; a UUID when absent.',
   })
-  @IsOptional()
-  @IsString()
-  @MaxLength(2000)
+  @Allow()
   id?: string;
 
   @ApiProperty({ enum: TOKEN_TYPES })
-  @IsIn(TOKEN_TYPES)
+  @Allow()
   type: string;
 
   @ApiProperty({
@@ -43,8 +36,8 @@ export class CreateTokenDto {
     description:
       'The sensitive data. Card: number, expiration_month, expiration_year, cvc. Bank: routing_number, account_number.',
   })
-  @IsDefined()
   @AsSent()
+  @Allow()
   data: unknown;
 
   @ApiPropertyOptional({
@@ -57,29 +50,24 @@ export class CreateTokenDto {
   mask?: unknown;
 
   @ApiPropertyOptional({ type: [String], example: ['/pci/high/'] })
-  @IsOptional()
-  @IsArray()
+  @Allow()
   containers?: unknown[];
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, nullable: true })
-  @IsOptional()
-  @IsObject()
   @AsSent()
+  @Allow()
   metadata?: Record<string, unknown> | null;
 
   @ApiPropertyOptional({ type: [String], nullable: true, example: ['{{ data.number | last4 }}'] })
-  @IsOptional()
-  @IsArray()
+  @Allow()
   search_indexes?: unknown[] | null;
 
   @ApiPropertyOptional({ example: '{{ data.number }}' })
-  @IsOptional()
-  @IsString()
+  @Allow()
   fingerprint_expression?: string;
 
   @ApiPropertyOptional({ nullable: true })
-  @IsOptional()
-  @IsBoolean()
+  @Allow()
   deduplicate_token?: boolean | null;
 
   @ApiPropertyOptional({
@@ -87,8 +75,7 @@ export class CreateTokenDto {
     example: '2030-01-31T00:00:00+00:00',
     description: 'ISO 8601 date-time (UTC without offset) or M/D/YYYY.',
   })
-  @IsOptional()
-  @IsString()
+  @Allow()
   expires_at?: string | null;
 }
 
