@@ -7,6 +7,7 @@ import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { DatabaseRuntime, openDatabase } from './database/database';
 import { serveOpenApi } from './openapi';
+import { bodyParserErrors, jsonBodiesOnly } from './common/request-body';
 
 export interface CreateAppOptions {
   /** An already opened database (tests); otherwise opened from the config. */
@@ -61,14 +62,14 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   // Express's default ETag is an unsalted SHA-1 of the body: on a revealed card, a brute-forceable hash of it.
   app.set('etag', false);
   app.set('query parser', 'simple');
+  app.use(jsonBodiesOnly);
   // Not strict: /tokenize and merge patches accept any JSON value at the top level.
   app.useBodyParser('json', {
     limit: BODY_LIMIT,
     strict: false,
     type: ['application/json', 'application/*+json'],
   });
-  app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: false });
-  app.useBodyParser('text', { limit: BODY_LIMIT, type: ['text/*'] });
+  app.use(bodyParserErrors);
   if (options.docs !== false) {
     serveOpenApi(app);
   }

@@ -4,16 +4,38 @@ import { validateSync } from 'class-validator';
 import { ApiError, FieldErrors } from './api-error';
 import { MAX_NESTING } from './limits';
 
-/** Flattens class-validator errors into `{ 'path.to.field': [messages] }` without echoing values. */
+/** Longest member name an error quotes: names come from the caller and may carry data. */
+const MAX_NAME = 64;
+
+/** A caller-given member name as errors may show it: printable ASCII, at most 64 characters. */
+export function boundedName(name: string): string {
+  const printable = name.replace(/[^\x20-\x7e]/g, '?');
+  return printable.length > MAX_NAME ? `${printable.slice(0, MAX_NAME)}…` : printable;
+}
+
+/**
+ * Flattens class-validator errors into `{ 'path.to.field': [messages] }` without echoing values: a
+ * missing member says "is required" once, an unknown member "is not allowed", and member names are
+ * bounded (a form-encoded body can turn a whole document into one name).
+ */
 export function flattenValidationErrors(errors: ValidationError[], prefix = ''): FieldErrors {
   const out: FieldErrors = {};
   for (const error of errors) {
-    const path = childPath(prefix, error.property);
+    const name = boundedName(error.property);
+    const path = childPath(prefix, name);
     if (error.constraints !== undefined) {
-      // Default messages start with the bare property name; other messages (whitelist, `each`) are kept as they are
-      const messages = Object.values(error.constraints).map((m) =>
-        m.startsWith(`${error.property} `) ? `${path}${m.slice(error.property.length)}` : m,
-      );
+      const constraints = error.constraints;
+      let messages: string[];
+      if ('whitelistValidation' in constraints) {
+        messages = ['is not allowed'];
+      } else if (error.value === undefined) {
+        messages = [`${path} is required`];
+      } else {
+        // Default messages start with the bare property name; other messages (`each`) are kept as they are
+        messages = Object.values(constraints).map((m) =>
+          m.startsWith(`${error.property} `) ? `${path}${m.slice(error.property.length)}` : m,
+        );
+      }
       // defineProperty so a body member named "__proto__" stays an ordinary key of the errors object
       Object.defineProperty(out, path, {
         value: messages,
@@ -119,7 +141,7 @@ export function createValidationPipe(): ValidationPipe {
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
-    validationError: { target: false, value: false },
+    validationError: { target: false, value: true },
     exceptionFactory: (errors) => ApiError.validation(flattenValidationErrors(errors)),
   });
 }
@@ -130,7 +152,7 @@ export function validatePlain<T extends object>(cls: new () => T, plain: Record<
   const errors = validateSync(instance, {
     whitelist: true,
     forbidNonWhitelisted: true,
-    validationError: { target: false, value: false },
+    validationError: { target: false, value: true },
   });
   if (errors.length > 0) {
     throw ApiError.validation(flattenValidationErrors(errors));
