@@ -3,6 +3,10 @@
  * valid document, or null when it parses. Used to tell a caller where a body broke without quoting it
  * (the engine's own messages quote the text, and only some name a position).
  */
+class BreaksAt {
+  constructor(readonly position: number) {}
+}
+
 export function jsonErrorPosition(text: string): number | null {
   let i = 0;
   const MAX_DEPTH = 10_000;
@@ -12,7 +16,7 @@ export function jsonErrorPosition(text: string): number | null {
     }
   };
   const fail = (): never => {
-    throw i;
+    throw new BreaksAt(i);
   };
   const literal = (word: string): void => {
     for (const ch of word) {
@@ -136,7 +140,10 @@ export function jsonErrorPosition(text: string): number | null {
     }
     ws();
     return i < text.length ? i : null;
-  } catch (at) {
-    return typeof at === 'number' ? Math.min(at, text.length) : 0;
+  } catch (err) {
+    if (err instanceof BreaksAt) {
+      return Math.min(err.position, text.length);
+    }
+    throw err;
   }
 }
