@@ -3,8 +3,10 @@
  * valid document, or null when it parses. Used to tell a caller where a body broke without quoting it
  * (the engine's own messages quote the text, and only some name a position).
  */
-class BreaksAt {
-  constructor(readonly position: number) {}
+class BreaksAt extends Error {
+  constructor(readonly position: number) {
+    super('invalid JSON');
+  }
 }
 
 export function jsonErrorPosition(text: string): number | null {
