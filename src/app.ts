@@ -7,7 +7,12 @@ import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { DatabaseRuntime, openDatabase } from './database/database';
 import { serveOpenApi } from './openapi';
-import { bodyParserErrors, jsonBodiesOnly } from './common/request-body';
+import {
+  bodyParserErrors,
+  jsonBodiesOnly,
+  noteSurrogates,
+  refuseLoneSurrogates,
+} from './common/request-body';
 
 export interface CreateAppOptions {
   /** An already opened database (tests); otherwise opened from the config. */
@@ -68,8 +73,9 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     limit: BODY_LIMIT,
     strict: false,
     type: ['application/json', 'application/*+json'],
+    verify: noteSurrogates,
   });
-  app.use(bodyParserErrors);
+  app.use(bodyParserErrors, refuseLoneSurrogates);
   if (options.docs !== false) {
     serveOpenApi(app);
   }

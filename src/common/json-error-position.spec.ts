@@ -2,7 +2,15 @@ import { jsonErrorPosition } from './json-error-position';
 
 describe('jsonErrorPosition', () => {
   it('is null for valid JSON of every kind', () => {
-    for (const text of ['{}', '[]', '"x"', '12.5e-3', 'true', 'null', ' {"a": [1, {"b": "\\u00e9\\n"}], "c": -0} ']) {
+    for (const text of [
+      '{}',
+      '[]',
+      '"x"',
+      '12.5e-3',
+      'true',
+      'null',
+      ' {"a": [1, {"b": "\\u00e9\\n"}], "c": -0} ',
+    ]) {
       expect(jsonErrorPosition(text)).toBeNull();
     }
     expect(jsonErrorPosition('['.repeat(5000) + ']'.repeat(5000))).toBeNull();

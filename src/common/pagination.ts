@@ -1,25 +1,37 @@
 import { ApiPropertyOptional, ApiProperty } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsInt, Max, Min, ValidateIf } from 'class-validator';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 /** int32: larger page numbers would overflow the SQL OFFSET (a 500) and are past the end of any list anyway. */
 export const MAX_PAGE = 2_147_483_647;
 
+/**
+ * A page number from a query string ("2") or a JSON body (2). Anything else is left as it is for IsInt to
+ * refuse: Number() of an object calls its toString, which a hostile body can set to a non-function.
+ */
+const ToPageNumber = (): PropertyDecorator =>
+  Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && /^\d{1,10}$/.test(value) ? Number(value) : value,
+  );
+
+/** Absent means the default; null or any other value is validated (and refused when not an integer). */
+const UnlessAbsent = (): PropertyDecorator => ValidateIf((_, value: unknown) => value !== undefined);
+
 /** `page` and `size` of every list endpoint (spec §2.6). */
 export class PageQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE, default: 1 })
-  @IsOptional()
-  @Type(() => Number)
+  @UnlessAbsent()
+  @ToPageNumber()
   @IsInt()
   @Min(1)
   @Max(MAX_PAGE)
   page: number = 1;
 
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
-  @IsOptional()
-  @Type(() => Number)
+  @UnlessAbsent()
+  @ToPageNumber()
   @IsInt()
   @Min(1)
   @Max(MAX_PAGE_SIZE)

@@ -46,7 +46,11 @@ export function bodyParserErrors(err: unknown, req: Request, res: Response, next
   if (type === 'entity.parse.failed') {
     const body = (err as { body?: unknown }).body;
     const position = typeof body === 'string' ? jsonErrorPosition(body) : null;
-    send(res, 400, `The request body is not valid JSON${position === null ? '' : whereIn(body as string, position)}.`);
+    send(
+      res,
+      400,
+      `The request body is not valid JSON${position === null ? '' : whereIn(body as string, position)}.`,
+    );
     return;
   }
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
@@ -65,4 +69,48 @@ function whereIn(text: string, position: number): string {
   const line = before.split('\n').length;
   const column = position - before.lastIndexOf('\n');
   return `: it breaks at line ${line}, column ${column}`;
+}
+
+/** An escaped surrogate half in the raw JSON text: only then is the parsed body worth walking. */
+const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const MAY_HAVE_SURROGATES = Symbol('mayHaveSurrogates');
+
+/** body-parser `verify`: notes whether the raw body escapes a surrogate half. */
+export function noteSurrogates(req: Request, _res: Response, buf: Buffer): void {
+  if (ESCAPED_SURROGATE.test(buf.toString('latin1'))) {
+    (req as unknown as Record<symbol, boolean>)[MAY_HAVE_SURROGATES] = true;
+  }
+}
+
+function hasLoneSurrogate(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') {
+    return LONE_SURROGATE.test(value);
+  }
+  if (depth > 200 || typeof value !== 'object' || value === null) {
+    return false;
+  }
+  if (Array.isArray(value)) {
+    return value.some((v) => hasLoneSurrogate(v, depth + 1));
+  }
+  return Object.entries(value).some(([k, v]) => LONE_SURROGATE.test(k) || hasLoneSurrogate(v, depth + 1));
+}
+
+/**
+ * A lone UTF-16 surrogate ("\ud800") is valid JSON but not storable text: PostgreSQL refuses it deep inside
+ * a write (a 500 before). Refused here, once, for every JSON route.
+ */
+export function refuseLoneSurrogates(req: Request, res: Response, next: NextFunction): void {
+  if (
+    (req as unknown as Record<symbol, boolean>)[MAY_HAVE_SURROGATES] === true &&
+    hasLoneSurrogate(req.body, 0)
+  ) {
+    send(
+      res,
+      400,
+      'The request body contains an unpaired UTF-16 surrogate (such as \\ud800): text must be valid Unicode.',
+    );
+    return;
+  }
+  next();
 }

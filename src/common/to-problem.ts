@@ -41,6 +41,10 @@ export function toProblem(exception: unknown): ProblemDetails {
     if (code === '22021' || code === '22P05') {
       return problem(400, 'The request contains a character that cannot be stored (U+0000).');
     }
+    // invalid text representation: input the database cannot read as its type (a last line of defence)
+    if (code === '22P02') {
+      return problem(400, 'The request contains a value that cannot be stored.');
+    }
   }
   // Log the type and stack only: driver and library messages can quote input values.
   const err = exception instanceof Error ? exception : new Error('non-error thrown');
