@@ -145,7 +145,7 @@ describe('generated hostile requests over every route of openapi.json', () => {
   it.each(OPERATIONS.map((o) => [`${o.method.toUpperCase()} ${o.path}`, o]))(
     '%s',
     async (_name, operation) => {
-      const op = operation as Operation;
+      const op = operation;
       let failure: string | undefined;
       await fc
         .assert(
