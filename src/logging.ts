@@ -4,9 +4,8 @@ import type { Params } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AppConfig } from './config/app-config';
 
-/** Header values that are secrets: never logged. */
+/** Header values that are secrets: never logged (the request serializer writes bt-api-key itself). */
 const REDACTED_PATHS = [
-  'req.headers["bt-api-key"]',
   'req.headers["bt-proxy-key"]',
   'req.headers.authorization',
   'req.headers.cookie',
@@ -34,7 +33,11 @@ export function loggerOptions(config: AppConfig, stream?: DestinationStream): Pa
           id: req.id,
           method: req.method,
           path: req.url.split('?')[0],
-          headers: { 'user-agent': req.headers['user-agent'], 'bt-api-key': req.headers['bt-api-key'] },
+          // Whether a key was sent, never the key.
+          headers: {
+            'user-agent': req.headers['user-agent'],
+            'bt-api-key': req.headers['bt-api-key'] === undefined ? 'none sent' : '[redacted]',
+          },
         }),
       },
       customLogLevel: (_req, res, err) => (err !== undefined || res.statusCode >= 500 ? 'error' : 'info'),

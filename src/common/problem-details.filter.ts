@@ -1,6 +1,8 @@
-import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
-import type { Response } from 'express';
+import { ArgumentsHost, Catch, ExceptionFilter, NotFoundException } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { CustomHttpResponse } from '../sandbox/sandbox-outcome';
+import { allowedMethods } from './allowed-methods';
+import { problem } from './problem-details';
 import { toProblem } from './to-problem';
 
 /** Renders every error as problem details (see toProblem); a response chosen by tenant code as it is. */
@@ -12,6 +14,18 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       // Tenant code chose this response (CustomHttpResponseError): sent as it is, not as a problem.
       response.status(exception.status).set(exception.headers).json(exception.body);
       return;
+    }
+    if (exception instanceof NotFoundException && !response.headersSent) {
+      // A path we serve, called with another method: 405 and what it allows.
+      const allow = allowedMethods(host.switchToHttp().getRequest<Request>());
+      if (allow.length > 0) {
+        response
+          .status(405)
+          .set('Allow', allow.join(', '))
+          .type('application/problem+json')
+          .json(problem(405, `This resource allows ${allow.join(', ')}.`));
+        return;
+      }
     }
     const body = toProblem(exception);
     if (response.headersSent) {

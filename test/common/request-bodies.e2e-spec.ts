@@ -106,3 +106,32 @@ describe('request bodies: JSON only, no echo, bounded errors (issue: first hour)
     expect(apps.text.length).toBeLessThan(16_384);
   });
 });
+
+describe('known paths with another method, and request logs', () => {
+  let ctx: TestContext;
+  let tenant: TestTenant;
+  beforeAll(async () => {
+    ctx = await TestContext.create();
+    tenant = await ctx.newTenant();
+  });
+  afterAll(() => ctx.close());
+
+  it('answers 405 with Allow for a known path and a method it does not serve', async () => {
+    const res = await ctx.http.put('/tokens').set('BT-API-KEY', tenant.key).send({});
+    expectProblem(res, 405);
+    expect(res.headers.allow).toBe('GET, HEAD, POST');
+    const one = await ctx.http.post('/tokens/abc').set('BT-API-KEY', tenant.key).send({});
+    expect(one.status).toBe(405);
+    expect(one.headers.allow).toBe('DELETE, GET, HEAD, PATCH');
+    expectProblem(await ctx.http.get('/nothing-here').set('BT-API-KEY', tenant.key), 404);
+  });
+
+  it('logs whether a key was sent, never the key', async () => {
+    await ctx.http.get('/health');
+    await ctx.http.get('/applications/key').set('BT-API-KEY', tenant.key);
+    const lines = ctx.logs.filter((l) => l.includes('"req"'));
+    expect(lines.some((l) => l.includes('"bt-api-key":"none sent"'))).toBe(true);
+    expect(lines.some((l) => l.includes('"bt-api-key":"[redacted]"'))).toBe(true);
+    expect(ctx.logs.join('\n')).not.toContain(tenant.key);
+  });
+});
