@@ -1,37 +1,92 @@
+import { createServer } from 'node:net';
+import pretty from 'pino-pretty';
 import { createApp } from './app';
-import { loadConfig, ConfigError } from './config/app-config';
+import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { DatabaseInUseError } from './database/embedded-postgres';
 import { TenantsService } from './tenants/tenants.service';
 
+/** Thrown when the port is taken: one line for the operator, no stack. */
+class PortInUseError extends Error {}
+
+/** Fails before anything is opened or created (DATA_DIR, the database) when the port is taken. */
+function assertPortFree(config: AppConfig): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => {
+      reject(
+        err.code === 'EADDRINUSE' || err.code === 'EACCES'
+          ? new PortInUseError(
+              `Port ${config.port} on ${config.host} is ${err.code === 'EACCES' ? 'not allowed' : 'already in use'}: set PORT to a free port (e.g. PORT=${config.port + 1} npm start).`,
+            )
+          : err,
+      );
+    });
+    probe.listen(config.port, config.host, () => probe.close(() => resolve()));
+  });
+}
+
+function banner(config: AppConfig, key: string | null, fromEnv: boolean): string {
+  const url = config.publicUrl;
+  const where = config.databaseUrl === null ? `embedded database in ${config.dataDir}` : 'PostgreSQL';
+  const rule = '─'.repeat(78);
+  const lines = [rule, ` Token Vault is running at ${url} (${where})`, ` API explorer:  ${url}/docs`];
+  if (key !== null) {
+    lines.push(
+      fromEnv
+        ? ' The default tenant was created; its management key is the VAULT_BOOTSTRAP_API_KEY you set.'
+        : ` Management key of the default tenant (shown once, store it now):\n   ${key}`,
+      ` Try it:  curl -s ${url}/applications/key -H "BT-API-KEY: ${fromEnv ? '$VAULT_BOOTSTRAP_API_KEY' : key}"`,
+    );
+  } else {
+    lines.push(` Try it:  curl -s ${url}/applications/key -H "BT-API-KEY: <your management key>"`);
+  }
+  lines.push(' Stop with Ctrl+C (in-flight requests finish first).', rule);
+  return `\n${lines.join('\n')}\n\n`;
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
-  const { app, close } = await createApp(config);
-  app.enableShutdownHooks();
-  await app.listen(config.port, config.host);
-  const created = await app.get(TenantsService).bootstrap(config.bootstrapApiKey ?? undefined);
-  const url = config.publicUrl;
-  const lines = [
-    '',
-    `Token Vault is listening on ${url} (${config.databaseUrl === null ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
-    `API explorer: ${url}/docs`,
-  ];
-  if (created !== null) {
-    lines.push(
-      `Created the default tenant ${created.tenant.id} with a management application.`,
-      config.bootstrapApiKey !== null
-        ? 'Its key is the VAULT_BOOTSTRAP_API_KEY you set.'
-        : `Its key (shown once, store it now): ${created.key}`,
-      `Try: curl -H "BT-API-KEY: <key>" ${url}/applications/key`,
-    );
+  await assertPortFree(config);
+  // Human-readable logs for a person at a terminal; JSON lines for everything else (and in production).
+  const logStream =
+    process.stdout.isTTY === true && config.nodeEnv !== 'production'
+      ? pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' })
+      : undefined;
+  const { app, close } = await createApp(config, { logStream });
+  try {
+    await app.listen(config.port, config.host);
+  } catch (err) {
+    await close();
+    throw (err as NodeJS.ErrnoException).code === 'EADDRINUSE'
+      ? new PortInUseError(`Port ${config.port} is already in use: set PORT to a free port.`)
+      : err;
   }
-  process.stdout.write(`${lines.join('\n')}\n\n`);
-  process.once('SIGTERM', () => void close());
+  const created = await app.get(TenantsService).bootstrap(config.bootstrapApiKey ?? undefined);
+  process.stdout.write(banner(config, created?.key ?? null, config.bootstrapApiKey !== null));
+
+  let stopping = false;
+  const stop = async (): Promise<void> => {
+    if (stopping) {
+      return;
+    }
+    stopping = true;
+    // Stop accepting, let in-flight requests finish (idle keep-alive connections are closed at once),
+    // then close the application and the database once.
+    const server = app.getHttpServer();
+    const forceAfter = setTimeout(() => server.closeAllConnections(), 10_000).unref();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    clearTimeout(forceAfter);
+    await close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop());
+  process.once('SIGINT', () => void stop());
 }
 
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) {
     process.stderr.write(`Configuration error: ${err.message}\n`);
-  } else if (err instanceof DatabaseInUseError) {
+  } else if (err instanceof PortInUseError || err instanceof DatabaseInUseError) {
     process.stderr.write(`Token Vault cannot start: ${err.message}\n`);
   } else {
     process.stderr.write(`Token Vault failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
