@@ -7,6 +7,8 @@ import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { DatabaseRuntime, openDatabase } from './database/database';
 import { serveOpenApi } from './openapi';
+import { MetricsService } from './health/metrics.service';
+import { requestMetrics } from './health/request-metrics';
 import {
   bodyParserErrors,
   jsonBodiesOnly,
@@ -67,6 +69,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   // Express's default ETag is an unsalted SHA-1 of the body: on a revealed card, a brute-forceable hash of it.
   app.set('etag', false);
   app.set('query parser', 'simple');
+  app.use(requestMetrics(app.get(MetricsService)));
   app.use(jsonBodiesOnly);
   // Not strict: /tokenize and merge patches accept any JSON value at the top level.
   app.useBodyParser('json', {

@@ -28,6 +28,10 @@ export interface AppConfig {
   proxyAllowLoopback: boolean;
   proxyCaFile: string | null;
   logLevel: LogLevel;
+  /** /metrics without a key (otherwise a management key, or METRICS_PORT). */
+  metricsPublic: boolean;
+  /** Serve /metrics only on this port, without a key; null: on the main port. */
+  metricsPort: number | null;
 }
 
 export class ConfigError extends Error {}
@@ -129,6 +133,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     proxyTimeoutMs: int(env, 'PROXY_TIMEOUT_MS', 25000, 100, 600000),
     proxyAllowLoopback: bool(env, 'PROXY_ALLOW_LOOPBACK', false),
     proxyCaFile: present(env, 'PROXY_CA_FILE') ?? null,
+    metricsPublic: bool(env, 'METRICS_PUBLIC', false),
+    metricsPort: present(env, 'METRICS_PORT') === undefined ? null : int(env, 'METRICS_PORT', 0, 0, 65535),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   };
   if (config.bootstrapApiKey !== null && !/^key_[1-9A-HJ-NP-Za-km-z]{32,}$/.test(config.bootstrapApiKey)) {

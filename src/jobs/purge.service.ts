@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { TokensService } from '../tokens/tokens.service';
+import { MetricsService } from '../health/metrics.service';
 import { JobRunner } from './job-runner';
 
 /** The scheduled purge of expired tokens: their data goes, a tombstone stays (spec §3). */
@@ -12,11 +13,13 @@ export class PurgeService {
     private readonly tokens: TokensService,
     private readonly clock: Clock,
     private readonly jobs: JobRunner,
+    private readonly metrics: MetricsService,
   ) {}
 
   async run(): Promise<void> {
     await this.jobs.runExclusive('purge', async () => {
       const purged = await this.tokens.purgeExpired(this.clock.now());
+      this.metrics.purgedTokens.inc(purged);
       if (purged > 0) {
         this.logger.log({ purged }, 'expired tokens purged');
       }

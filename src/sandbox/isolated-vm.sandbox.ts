@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { MetricsService } from '../health/metrics.service';
 import { HostHandler, SandboxOutcome, SandboxProvider, SandboxRequest } from './sandbox.provider';
 import { WorkerPool } from './worker-pool';
 
@@ -11,14 +12,19 @@ const QUEUE_PER_WORKER = 64;
 export class IsolatedVmSandbox extends SandboxProvider implements OnApplicationShutdown {
   private pool: WorkerPool | null = null;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: MetricsService,
+  ) {
     super();
   }
 
-  run(request: SandboxRequest): Promise<SandboxOutcome> {
+  async run(request: SandboxRequest): Promise<SandboxOutcome> {
     const handlers: Record<string, HostHandler> = { ...(request.host ?? {}), ...(request.bt ?? {}) };
     const input = JSON.stringify({ req: request.req, bt: request.bt !== undefined });
-    return this.workers().run(request.code, input, handlers);
+    const outcome = await this.workers().run(request.code, input, handlers);
+    this.metrics.sandboxRuns.inc({ outcome: outcome.ok ? 'ok' : outcome.error.kind });
+    return outcome;
   }
 
   async onApplicationShutdown(): Promise<void> {

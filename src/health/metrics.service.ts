@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+
+interface PgPool {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+/**
+ * The vault's Prometheus registry (one per app, so several apps in one process do not clash). Modules
+ * add their own series through `registry` or the helpers here. Labels never carry a token id, key,
+ * tenant id or any request content: routes are templates, statuses and outcomes are small fixed sets.
+ */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+  readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  readonly purgedTokens: Counter;
+  readonly sandboxRuns: Counter<'outcome'>;
+
+  constructor(@InjectDataSource() dataSource: DataSource) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'token_vault_' });
+    this.httpDuration = new Histogram({
+      name: 'token_vault_http_request_duration_seconds',
+      help: 'HTTP requests by method, route template and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+      registers: [this.registry],
+    });
+    this.purgedTokens = new Counter({
+      name: 'token_vault_purged_tokens_total',
+      help: 'Expired tokens whose data the purge removed',
+      registers: [this.registry],
+    });
+    this.sandboxRuns = new Counter({
+      name: 'token_vault_sandbox_runs_total',
+      help: 'Sandboxed code runs (reactors, transforms) by outcome',
+      labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+    const pool = (): PgPool | undefined => (dataSource.driver as unknown as { master?: PgPool }).master;
+    for (const [name, help, read] of [
+      ['token_vault_db_pool_connections', 'Database connections in the pool', (p: PgPool) => p.totalCount],
+      ['token_vault_db_pool_idle', 'Idle database connections in the pool', (p: PgPool) => p.idleCount],
+      [
+        'token_vault_db_pool_waiting',
+        'Queries waiting for a database connection',
+        (p: PgPool) => p.waitingCount,
+      ],
+    ] as const) {
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          const p = pool();
+          this.set(p === undefined ? 0 : read(p));
+        },
+      });
+    }
+  }
+
+  async text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
