@@ -62,7 +62,9 @@ export class TokensService {
     const { fields, id: requestedId } = readCreateRequest(body, this.engine, now, prefix);
     const transform = transformFor(principal, 'token:create', fields.containers);
     if (transform === null) {
-      throw ApiError.forbidden('The application may not create tokens in these containers.');
+      throw ApiError.forbidden(
+        `No access rule of this application grants token:create on ${fields.containers.join(', ')}.`,
+      );
     }
     const identity = {
       tenantId: principal.tenantId,
@@ -216,7 +218,9 @@ export class TokensService {
     const next = applyPatch(current, patch, this.engine, now);
     const transform = transformFor(principal, 'token:update', next.containers);
     if (transform === null) {
-      throw ApiError.forbidden('The application may not move tokens into these containers.');
+      throw ApiError.forbidden(
+        `No access rule of this application grants token:update on ${next.containers.join(', ')}.`,
+      );
     }
     const denied = patchDenial(principal, current, next);
     if (denied !== null) {
