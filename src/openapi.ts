@@ -2,23 +2,31 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { writeFileSync } from 'node:fs';
 import { API_KEY_SCHEME } from './auth/decorators';
+import { completeDocument } from './openapi-docs';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
-    .setTitle('Token Vault')
+    .setTitle('Token Vault API')
     .setDescription(
       'Multi-tenant vault for sensitive data. Authenticate with the `BT-API-KEY` header. Errors are problem-details objects.',
     )
     .setVersion('1')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'BT-API-KEY' }, API_KEY_SCHEME)
     .build();
-  return SwaggerModule.createDocument(app, config, {
-    operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
-  });
+  return completeDocument(
+    SwaggerModule.createDocument(app, config, {
+      operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
+    }),
+  );
 }
 
 export function serveOpenApi(app: INestApplication): void {
-  SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
+  SwaggerModule.setup('docs', app, buildOpenApiDocument(app), {
+    jsonDocumentUrl: 'docs-json',
+    customSiteTitle: 'Token Vault API',
+    // The entered key survives a reload of the page.
+    swaggerOptions: { persistAuthorization: true },
+  });
 }
 
 /** `npm run openapi`: writes the committed openapi.json from the running code (no database needed). */

@@ -66,7 +66,7 @@ export class CreateTokenDto {
   @Allow()
   fingerprint_expression?: string;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: Boolean, nullable: true, example: false })
   @Allow()
   deduplicate_token?: boolean | null;
 
@@ -93,8 +93,8 @@ export class UpdateTokenDto {
   metadata?: unknown;
   @ApiPropertyOptional({ type: [String] }) @Allow() containers?: unknown;
   @ApiPropertyOptional({ type: [String], nullable: true }) @Allow() search_indexes?: unknown;
-  @ApiPropertyOptional({ nullable: true }) @Allow() fingerprint_expression?: unknown;
-  @ApiPropertyOptional({ nullable: true }) @Allow() deduplicate_token?: unknown;
+  @ApiPropertyOptional({ type: String, nullable: true }) @Allow() fingerprint_expression?: unknown;
+  @ApiPropertyOptional({ type: Boolean, nullable: true }) @Allow() deduplicate_token?: unknown;
   @ApiPropertyOptional({ nullable: true }) @Allow() expires_at?: unknown;
 }
 
