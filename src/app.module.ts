@@ -21,6 +21,7 @@ import { loggerOptions } from './logging';
 import { SandboxModule } from './sandbox/sandbox.module';
 import { ReactorFormulasModule } from './reactor-formulas/reactor-formulas.module';
 import { ReactorsModule } from './reactors/reactors.module';
+import { InvitationsModule } from './tenants/invitations/invitations.module';
 import { TenantsModule } from './tenants/tenants.module';
 import { TokensModule } from './tokens/tokens.module';
 
@@ -48,6 +49,7 @@ export class AppModule {
         AuthModule,
         ApplicationsModule,
         TenantsModule,
+        InvitationsModule,
         HealthModule,
         TokensModule,
         SandboxModule,

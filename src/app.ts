@@ -78,6 +78,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     type: ['application/json', 'application/*+json'],
     verify: noteSurrogates,
   });
+  // Only the form routes get here with a form body (jsonBodiesOnly refuses it elsewhere).
+  app.useBodyParser('urlencoded', { limit: '16kb', extended: false, verify: noteSurrogates });
   app.use(bodyParserErrors, refuseLoneSurrogates);
   if (options.docs !== false) {
     serveOpenApi(app);

@@ -4,6 +4,9 @@ import { problem } from './problem-details';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
+/** Routes an HTML form posts to (the invitation acceptance page): they also read form-encoded bodies. */
+export const FORM_ROUTES = new Set(['/invitations/accept']);
+const FORM_TYPE = 'application/x-www-form-urlencoded';
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 function send(res: Response, status: number, detail: string): void {
@@ -26,7 +29,7 @@ export function jsonBodiesOnly(req: Request, res: Response, next: NextFunction):
     return;
   }
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (!JSON_TYPE.test(type)) {
+  if (!JSON_TYPE.test(type) && !(type === FORM_TYPE && FORM_ROUTES.has(req.path))) {
     send(res, 415, 'Request bodies must be JSON: send Content-Type: application/json.');
     return;
   }

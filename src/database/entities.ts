@@ -2,9 +2,20 @@ import { Application } from '../applications/application.entity';
 import { ReactorFormula } from '../reactor-formulas/reactor-formula.entity';
 import { Reactor } from '../reactors/reactor.entity';
 import { TenantKey } from '../crypto/tenant-key.entity';
+import { Invitation } from '../tenants/invitations/invitation.entity';
 import { TenantMember } from '../tenants/tenant-member.entity';
 import { Tenant } from '../tenants/tenant.entity';
 import { User } from '../tenants/user.entity';
 import { Token } from '../tokens/token.entity';
 
-export const ENTITIES = [Tenant, User, TenantMember, Application, TenantKey, Token, ReactorFormula, Reactor];
+export const ENTITIES = [
+  Tenant,
+  User,
+  TenantMember,
+  Application,
+  TenantKey,
+  Token,
+  ReactorFormula,
+  Reactor,
+  Invitation,
+];

@@ -4,6 +4,8 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DatabaseRuntime } from '../database/database';
 import { DATABASE_RUNTIME } from '../database/database-info.module';
 import { TokensModule } from '../tokens/tokens.module';
+import { InvitationsModule } from '../tenants/invitations/invitations.module';
+import { InvitationExpiryService } from './invitation-expiry.service';
 import { JobRunner } from './job-runner';
 import { MaintenanceService } from './maintenance.service';
 import { PurgeService } from './purge.service';
@@ -31,11 +33,17 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(DATABASE_RUNTIME) private readonly database: DatabaseRuntime,
     private readonly purge: PurgeService,
     private readonly maintenance: MaintenanceService,
+    private readonly invitationExpiry: InvitationExpiryService,
   ) {}
 
   jobs(): ScheduledJob[] {
     return [
       { name: 'purge', when: { cron: this.config.purgeCron }, run: () => this.purge.run() },
+      {
+        name: 'invitation-expiry',
+        when: { cron: this.config.purgeCron },
+        run: async () => void (await this.invitationExpiry.run()),
+      },
       {
         name: 'maintenance',
         when: { cron: '0 */10 * * * *' },
@@ -91,8 +99,8 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
 }
 
 @Module({
-  imports: [TokensModule],
-  providers: [JobRunner, PurgeService, MaintenanceService, JobScheduler],
-  exports: [JobRunner, PurgeService, MaintenanceService],
+  imports: [TokensModule, InvitationsModule],
+  providers: [JobRunner, PurgeService, MaintenanceService, InvitationExpiryService, JobScheduler],
+  exports: [JobRunner, PurgeService, MaintenanceService, InvitationExpiryService],
 })
 export class JobsModule {}

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationsModule } from '../applications/applications.module';
+import { MembersController } from './members.controller';
+import { MembersService } from './members.service';
 import { TenantMember } from './tenant-member.entity';
 import { Tenant } from './tenant.entity';
 import { TenantsService } from './tenants.service';
@@ -8,7 +10,8 @@ import { User } from './user.entity';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Tenant, User, TenantMember]), ApplicationsModule],
-  providers: [TenantsService],
-  exports: [TenantsService],
+  controllers: [MembersController],
+  providers: [TenantsService, MembersService],
+  exports: [TenantsService, MembersService],
 })
 export class TenantsModule {}

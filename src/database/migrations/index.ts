@@ -3,6 +3,7 @@ import { Tokens1763773200000 } from './1763773200000-tokens';
 import { TokensMaintenance1763776800000 } from './1763776800000-tokens-maintenance';
 import { Reactors1763780400000 } from './1763780400000-reactors';
 import { OfficialFormulas1763780460000 } from './1763780460000-official-formulas';
+import { Invitations1763784000000 } from './1763784000000-invitations';
 
 /** Every migration, in order. Listed by class so the same list works from TypeScript (tests) and dist. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   TokensMaintenance1763776800000,
   Reactors1763780400000,
   OfficialFormulas1763780460000,
+  Invitations1763784000000,
 ];

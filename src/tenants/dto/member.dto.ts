@@ -1,0 +1,39 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsUUID } from 'class-validator';
+import { PageQueryDto, PaginationDto } from '../../common/pagination';
+import { ToArray } from '../../common/query';
+import { MEMBER_ROLES } from '../tenant-member.entity';
+
+export const MAX_MEMBER_PAGE_SIZE = 50;
+
+export class ListMembersQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ type: [String], description: 'Repeatable.' })
+  @IsOptional()
+  @ToArray()
+  @IsUUID('all', { each: true })
+  user_id?: string[];
+}
+
+export class UserDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiPropertyOptional({ nullable: true }) email: string | null;
+  @ApiPropertyOptional({ nullable: true }) first_name: string | null;
+  @ApiPropertyOptional({ nullable: true }) last_name: string | null;
+  @ApiPropertyOptional({ nullable: true, format: 'uri' }) picture: string | null;
+}
+
+export class MemberDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) tenant_id: string;
+  @ApiProperty({ enum: MEMBER_ROLES }) role: string;
+  @ApiProperty({ type: UserDto }) user: UserDto;
+  @ApiPropertyOptional({ format: 'uuid', nullable: true }) created_by: string | null;
+  @ApiProperty() created_at: string;
+  @ApiPropertyOptional({ format: 'uuid', nullable: true }) modified_by: string | null;
+  @ApiPropertyOptional({ nullable: true }) modified_at: string | null;
+}
+
+export class MemberPageDto {
+  @ApiProperty({ type: PaginationDto }) pagination: PaginationDto;
+  @ApiProperty({ type: [MemberDto] }) data: MemberDto[];
+}

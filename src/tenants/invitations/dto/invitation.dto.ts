@@ -1,0 +1,65 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { PageQueryDto, PaginationDto } from '../../../common/pagination';
+import { MemberDto } from '../../dto/member.dto';
+import { INVITATION_STATUSES, InvitationStatus } from '../invitation.entity';
+
+export class CreateInvitationDto {
+  @ApiProperty({
+    example: 'colleague@example.com',
+    maxLength: 254,
+    description: 'A well-formed address (RFC 5322).',
+  })
+  @IsString()
+  @MaxLength(254)
+  @IsEmail({ allow_display_name: false, require_tld: true, allow_ip_domain: false })
+  email: string;
+}
+
+export class ListInvitationsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: INVITATION_STATUSES })
+  @IsOptional()
+  @IsIn(INVITATION_STATUSES)
+  status?: InvitationStatus;
+}
+
+export class AcceptInvitationDto {
+  @ApiProperty({ description: 'The secret from the invitation link.' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  token: string;
+
+  @ApiProperty({ example: 'Jane', maxLength: 100 })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  first_name: string;
+
+  @ApiProperty({ example: 'Doe', maxLength: 100 })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  last_name: string;
+}
+
+export class InvitationDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) tenant_id: string;
+  @ApiProperty() email: string;
+  @ApiProperty({ enum: INVITATION_STATUSES }) status: InvitationStatus;
+  @ApiProperty() expires_at: string;
+  @ApiPropertyOptional({ format: 'uuid', nullable: true }) created_by: string | null;
+  @ApiProperty() created_at: string;
+  @ApiPropertyOptional({ format: 'uuid', nullable: true }) modified_by: string | null;
+  @ApiPropertyOptional({ nullable: true }) modified_at: string | null;
+}
+
+export class InvitationPageDto {
+  @ApiProperty({ type: PaginationDto }) pagination: PaginationDto;
+  @ApiProperty({ type: [InvitationDto] }) data: InvitationDto[];
+}
+
+export class AcceptedInvitationDto {
+  @ApiProperty({ type: MemberDto }) member: MemberDto;
+}

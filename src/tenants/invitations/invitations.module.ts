@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApplicationsModule } from '../../applications/applications.module';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { AcceptController } from './accept.controller';
+import { AcceptRateLimit } from './accept-rate-limit';
+import { Invitation } from './invitation.entity';
+import { InvitationsController } from './invitations.controller';
+import { InvitationsService } from './invitations.service';
+import { Mailer, mailerFor } from './mailer';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([Invitation]), ApplicationsModule],
+  controllers: [InvitationsController, AcceptController],
+  providers: [
+    InvitationsService,
+    AcceptRateLimit,
+    { provide: Mailer, useFactory: (config: AppConfig) => mailerFor(config), inject: [APP_CONFIG] },
+  ],
+  exports: [InvitationsService],
+})
+export class InvitationsModule {}

@@ -1,0 +1,263 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Brackets, DataSource, EntityManager } from 'typeorm';
+import { ApplicationsService } from '../../applications/applications.service';
+import { Principal } from '../../auth/principal';
+import { ApiError } from '../../common/api-error';
+import { Clock } from '../../common/clock';
+import { Page, pageOf, pageOffset } from '../../common/pagination';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { base58Fixed, hashSecret } from '../../crypto';
+import { addMember, isMember, toMemberDto } from '../members.service';
+import { Tenant } from '../tenant.entity';
+import { AcceptedInvitationDto, InvitationDto, ListInvitationsQueryDto } from './dto/invitation.dto';
+import { Invitation, statusAt } from './invitation.entity';
+import { invitationMail } from './invitation-mail';
+import { Mailer } from './mailer';
+
+export const INVITATION_LIFETIME_MS = 72 * 60 * 60 * 1000;
+const SECRET_BYTES = 32;
+
+/** What the acceptance page shows for a link, or why the link does not work. */
+export type InvitationView =
+  | { ok: true; tenantName: string; inviter: string; email: string }
+  | { ok: false; status: 404 | 410; message: string };
+
+const VOID_LINK = 'This invitation link is not valid: it was used, replaced by a newer one, or withdrawn.';
+const EXPIRED_LINK = 'This invitation has expired: ask for a new one.';
+
+@Injectable()
+export class InvitationsService {
+  private readonly logger = new Logger('Invitations');
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly applications: ApplicationsService,
+    private readonly mailer: Mailer,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async create(principal: Principal, email: string): Promise<InvitationDto> {
+    const now = this.clock.now();
+    const secret = newSecret();
+    const invitation = await this.dataSource.transaction(async (manager) => {
+      if (await isMember(manager, principal.tenantId, email)) {
+        throw ApiError.conflict('This address belongs to a member of the tenant already.');
+      }
+      const existing = await this.findByEmail(manager, principal.tenantId, email);
+      if (existing !== null) {
+        if (statusAt(existing, now) === 'PENDING') {
+          throw ApiError.conflict('An invitation to this address is pending: resend it instead.');
+        }
+        await manager.delete(Invitation, { tenantId: principal.tenantId, id: existing.id });
+      }
+      const row = manager.create(Invitation, {
+        tenantId: principal.tenantId,
+        id: randomUUID(),
+        email: email.trim(),
+        status: 'PENDING',
+        secretHash: hashSecret(secret),
+        expiresAt: new Date(now.getTime() + INVITATION_LIFETIME_MS),
+        createdBy: principal.applicationId,
+        createdAt: now,
+        modifiedBy: null,
+        modifiedAt: null,
+      });
+      await manager.insert(Invitation, row);
+      return row;
+    });
+    await this.sendMail(invitation, secret);
+    return this.get(principal, invitation.id);
+  }
+
+  /** Back to PENDING with a new link and 72 hours; every earlier link stops working. */
+  async resend(principal: Principal, id: string): Promise<InvitationDto> {
+    const invitation = await this.find(principal.tenantId, id);
+    const now = this.clock.now();
+    const secret = newSecret();
+    Object.assign(invitation, {
+      status: 'PENDING',
+      secretHash: hashSecret(secret),
+      expiresAt: new Date(now.getTime() + INVITATION_LIFETIME_MS),
+      modifiedBy: principal.applicationId,
+      modifiedAt: now,
+    });
+    await this.dataSource.manager.update(
+      Invitation,
+      { tenantId: principal.tenantId, id },
+      {
+        status: invitation.status,
+        secretHash: invitation.secretHash,
+        expiresAt: invitation.expiresAt,
+        modifiedBy: invitation.modifiedBy,
+        modifiedAt: invitation.modifiedAt,
+      },
+    );
+    await this.sendMail(invitation, secret);
+    return this.get(principal, id);
+  }
+
+  async list(principal: Principal, query: ListInvitationsQueryDto): Promise<Page<InvitationDto>> {
+    const now = this.clock.now();
+    const builder = this.dataSource.manager
+      .createQueryBuilder(Invitation, 'i')
+      .where('i.tenant_id = :tenantId', { tenantId: principal.tenantId });
+    if (query.status === 'PENDING') {
+      builder.andWhere("i.status = 'PENDING' AND i.expires_at > :now", { now });
+    } else if (query.status === 'EXPIRED') {
+      builder.andWhere(
+        new Brackets((q) => q.where("i.status = 'EXPIRED'").orWhere('i.expires_at <= :now', { now })),
+      );
+    }
+    const [rows, total] = await builder
+      .orderBy('i.created_at', 'DESC')
+      .addOrderBy('i.id', 'ASC')
+      .skip(pageOffset(query))
+      .take(query.size)
+      .getManyAndCount();
+    return pageOf(
+      rows.map((r) => toInvitationDto(r, now)),
+      total,
+      query,
+    );
+  }
+
+  async get(principal: Principal, id: string): Promise<InvitationDto> {
+    return toInvitationDto(await this.find(principal.tenantId, id), this.clock.now());
+  }
+
+  /** Deleted: its links stop working at once. */
+  async delete(principal: Principal, id: string): Promise<void> {
+    const result = await this.dataSource.manager.delete(Invitation, { tenantId: principal.tenantId, id });
+    if ((result.affected ?? 0) === 0) {
+      throw ApiError.notFound('Invitation');
+    }
+  }
+
+  /** For the acceptance page: whose invitation a link is, or why it does not work. */
+  async view(secret: string): Promise<InvitationView> {
+    const invitation = await this.dataSource.manager.findOne(Invitation, {
+      where: { secretHash: hashSecret(secret) },
+    });
+    if (invitation === null) {
+      return { ok: false, status: 404, message: VOID_LINK };
+    }
+    if (statusAt(invitation, this.clock.now()) === 'EXPIRED') {
+      return { ok: false, status: 410, message: EXPIRED_LINK };
+    }
+    const tenant = await this.dataSource.manager.findOneByOrFail(Tenant, { id: invitation.tenantId });
+    return {
+      ok: true,
+      tenantName: tenant.name,
+      inviter: await this.inviterOf(invitation),
+      email: invitation.email,
+    };
+  }
+
+  /** Creates (or reuses) the user, makes them an ADMIN member and consumes the invitation, all at once. */
+  async accept(secret: string, firstName: string, lastName: string): Promise<AcceptedInvitationDto> {
+    const now = this.clock.now();
+    const member = await this.dataSource.transaction(async (manager) => {
+      const invitation = await manager
+        .createQueryBuilder(Invitation, 'i')
+        .setLock('pessimistic_write')
+        .where('i.secret_hash = :hash', { hash: hashSecret(secret) })
+        .getOne();
+      if (invitation === null) {
+        throw ApiError.notFound('Invitation');
+      }
+      if (statusAt(invitation, now) === 'EXPIRED') {
+        throw new ApiError(410, EXPIRED_LINK);
+      }
+      await manager.delete(Invitation, { tenantId: invitation.tenantId, id: invitation.id });
+      if (await isMember(manager, invitation.tenantId, invitation.email)) {
+        throw ApiError.conflict('This address belongs to a member of the tenant already.');
+      }
+      return addMember(
+        manager,
+        invitation.tenantId,
+        { email: invitation.email, firstName, lastName },
+        invitation.createdBy,
+      );
+    });
+    return { member: toMemberDto(member) };
+  }
+
+  /** PENDING invitations past expires_at become EXPIRED; one statement, so replicas cannot collide. */
+  async expireDue(now: Date): Promise<number> {
+    const result = await this.dataSource.manager
+      .createQueryBuilder()
+      .update(Invitation)
+      .set({ status: 'EXPIRED', modifiedAt: now })
+      .where("status = 'PENDING' AND expires_at <= :now", { now })
+      .execute();
+    return result.affected ?? 0;
+  }
+
+  private async sendMail(invitation: Invitation, secret: string): Promise<void> {
+    const tenant = await this.dataSource.manager.findOneByOrFail(Tenant, { id: invitation.tenantId });
+    const message = invitationMail({
+      to: invitation.email,
+      tenantName: tenant.name,
+      inviter: await this.inviterOf(invitation),
+      link: `${this.config.publicUrl}/invitations/accept?token=${secret}`,
+      expiresAt: invitation.expiresAt,
+    });
+    try {
+      await this.mailer.send(message);
+    } catch (err) {
+      // The invitation stands; resend once the mail server is back. Never log the message (it holds the link).
+      this.logger.warn(
+        { invitation: invitation.id, err: { type: err instanceof Error ? err.name : 'unknown' } },
+        'invitation e-mail could not be sent; resend it later',
+      );
+    }
+  }
+
+  async tenantNameOf(tenantId: string): Promise<string> {
+    return (await this.dataSource.manager.findOneByOrFail(Tenant, { id: tenantId })).name;
+  }
+
+  private async inviterOf(invitation: Invitation): Promise<string> {
+    const app =
+      invitation.createdBy === null
+        ? null
+        : await this.applications.findForTenant(invitation.tenantId, invitation.createdBy);
+    return app?.name ?? 'A member of the team';
+  }
+
+  private async find(tenantId: string, id: string): Promise<Invitation> {
+    const invitation = await this.dataSource.manager.findOne(Invitation, { where: { tenantId, id } });
+    if (invitation === null) {
+      throw ApiError.notFound('Invitation');
+    }
+    return invitation;
+  }
+
+  private findByEmail(manager: EntityManager, tenantId: string, email: string): Promise<Invitation | null> {
+    return manager
+      .createQueryBuilder(Invitation, 'i')
+      .where('i.tenant_id = :tenantId AND lower(i.email) = lower(:email)', { tenantId, email: email.trim() })
+      .getOne();
+  }
+}
+
+function newSecret(): string {
+  return base58Fixed(randomBytes(SECRET_BYTES));
+}
+
+export function toInvitationDto(i: Invitation, now: Date): InvitationDto {
+  return {
+    id: i.id,
+    tenant_id: i.tenantId,
+    email: i.email,
+    status: statusAt(i, now),
+    expires_at: i.expiresAt.toISOString(),
+    created_by: i.createdBy,
+    created_at: i.createdAt.toISOString(),
+    modified_by: i.modifiedBy,
+    modified_at: i.modifiedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,37 @@
+import { Controller, Delete, Get, HttpCode, Query } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, RequirePermission } from '../auth/decorators';
+import { Principal } from '../auth/principal';
+import { Page } from '../common/pagination';
+import { UuidParam } from '../common/uuid-param';
+import { ListMembersQueryDto, MemberDto, MemberPageDto } from './dto/member.dto';
+import { MembersService } from './members.service';
+
+@ApiTags('Members and invitations')
+@Controller('tenants/self/members')
+export class MembersController {
+  constructor(private readonly members: MembersService) {}
+
+  @Get()
+  @RequirePermission('tenant:member:read')
+  @ApiOperation({
+    summary: 'List members',
+    description: 'Filter by `user_id` (repeatable); at most 50 per page.',
+  })
+  @ApiOkResponse({ type: MemberPageDto })
+  list(@CurrentPrincipal() p: Principal, @Query() query: ListMembersQueryDto): Promise<Page<MemberDto>> {
+    return this.members.list(p, query);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @RequirePermission('tenant:member:delete')
+  @ApiOperation({
+    summary: 'Remove a member',
+    description: 'Ends their membership at once; the OWNER answers 422.',
+  })
+  @ApiNoContentResponse()
+  delete(@CurrentPrincipal() p: Principal, @UuidParam() id: string): Promise<void> {
+    return this.members.delete(p, id);
+  }
+}

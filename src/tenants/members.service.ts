@@ -1,0 +1,115 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
+import { Principal } from '../auth/principal';
+import { ApiError } from '../common/api-error';
+import { Page, pageOf, pageOffset } from '../common/pagination';
+import { ListMembersQueryDto, MAX_MEMBER_PAGE_SIZE, MemberDto } from './dto/member.dto';
+import { TenantMember } from './tenant-member.entity';
+import { User } from './user.entity';
+
+@Injectable()
+export class MembersService {
+  constructor(@InjectRepository(TenantMember) private readonly members: Repository<TenantMember>) {}
+
+  async list(principal: Principal, query: ListMembersQueryDto): Promise<Page<MemberDto>> {
+    if (query.size > MAX_MEMBER_PAGE_SIZE) {
+      throw ApiError.field('size', `size must not be greater than ${MAX_MEMBER_PAGE_SIZE}`);
+    }
+    const [rows, total] = await this.members.findAndCount({
+      where: {
+        tenantId: principal.tenantId,
+        ...(query.user_id !== undefined ? { userId: In(query.user_id) } : {}),
+      },
+      relations: { user: true },
+      order: { createdAt: 'ASC', id: 'ASC' },
+      skip: pageOffset(query),
+      take: query.size,
+    });
+    return pageOf(rows.map(toMemberDto), total, query);
+  }
+
+  /**
+   * Removes the member from the tenant. The vault's API is reached with application keys, not as a user,
+   * so membership is the member's whole access: once the row is gone they are no longer part of the
+   * tenant, and any invitation sent to them earlier can be sent anew. The OWNER cannot be removed (422).
+   */
+  async delete(principal: Principal, id: string): Promise<void> {
+    const member = await this.members.findOne({ where: { tenantId: principal.tenantId, id } });
+    if (member === null) {
+      throw ApiError.notFound('Member');
+    }
+    if (member.role === 'OWNER') {
+      throw ApiError.unprocessable('The tenant owner cannot be removed.');
+    }
+    await this.members.delete({ tenantId: principal.tenantId, id });
+  }
+}
+
+/** The user with this e-mail (created when new, names filled when missing) made an ADMIN of the tenant. */
+export async function addMember(
+  manager: EntityManager,
+  tenantId: string,
+  person: { email: string; firstName: string; lastName: string },
+  createdBy: string | null,
+): Promise<TenantMember> {
+  let user = await manager
+    .createQueryBuilder(User, 'u')
+    .where('lower(u.email) = lower(:email)', { email: person.email })
+    .getOne();
+  if (user === null) {
+    user = manager.create(User, {
+      id: randomUUID(),
+      email: person.email.toLowerCase(),
+      firstName: person.firstName,
+      lastName: person.lastName,
+      picture: null,
+    });
+    await manager.insert(User, user);
+  } else if (user.firstName === null && user.lastName === null) {
+    await manager.update(User, { id: user.id }, { firstName: person.firstName, lastName: person.lastName });
+  }
+  const member = {
+    tenantId,
+    id: randomUUID(),
+    userId: user.id,
+    role: 'ADMIN' as const,
+    createdBy,
+    modifiedBy: null,
+    modifiedAt: null,
+  };
+  await manager.insert(TenantMember, member);
+  return manager.findOneOrFail(TenantMember, {
+    where: { tenantId, id: member.id },
+    relations: { user: true },
+  });
+}
+
+/** True when someone with this e-mail is already a member of the tenant. */
+export async function isMember(manager: EntityManager, tenantId: string, email: string): Promise<boolean> {
+  const rows: unknown[] = await manager.query(
+    'SELECT 1 FROM tenant_members m JOIN users u ON u.id = m.user_id WHERE m.tenant_id = $1 AND lower(u.email) = lower($2)',
+    [tenantId, email],
+  );
+  return rows.length > 0;
+}
+
+export function toMemberDto(m: TenantMember): MemberDto {
+  return {
+    id: m.id,
+    tenant_id: m.tenantId,
+    role: m.role,
+    user: {
+      id: m.userId,
+      email: m.user?.email ?? null,
+      first_name: m.user?.firstName ?? null,
+      last_name: m.user?.lastName ?? null,
+      picture: m.user?.picture ?? null,
+    },
+    created_by: m.createdBy,
+    created_at: m.createdAt.toISOString(),
+    modified_by: m.modifiedBy,
+    modified_at: m.modifiedAt?.toISOString() ?? null,
+  };
+}
