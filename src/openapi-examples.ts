@@ -104,6 +104,9 @@ export const OPERATION_EXAMPLES: Record<string, Record<string, OperationExample>
       },
     },
   },
+  'POST /tenants/self/invitations': {
+    colleague: { summary: 'Invite a colleague', value: { email: 'colleague@example.com' } },
+  },
   'POST /reactor-formulas': { formula: { summary: 'A private formula', value: FORMULA } },
   'PUT /reactor-formulas/{id}': {
     formula: { summary: 'The formula, renamed', value: { ...FORMULA, name: 'Card last four' } },
