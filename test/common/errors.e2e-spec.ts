@@ -88,7 +88,10 @@ describe('errors', () => {
     it('answers an unknown route with a 404 problem, with or without a key', async () => {
       expectProblem(await ctx.http.get('/no-such-route'), 404);
       expectProblem(await ctx.http.get('/applications/key/extra').set('BT-API-KEY', tenant.key), 404);
-      expectProblem(await ctx.http.patch('/applications').set('BT-API-KEY', tenant.key).send({}), 404);
+      // A known path with another method is a 405 (with Allow), not a 404.
+      const wrongMethod = await ctx.http.patch('/applications').set('BT-API-KEY', tenant.key).send({});
+      expectProblem(wrongMethod, 405);
+      expect(wrongMethod.headers.allow).toBe('GET, HEAD, POST');
     });
 
     it('answers a body over 1 MB with a 413 problem', async () => {
