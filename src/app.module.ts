@@ -18,6 +18,7 @@ import { ExpressionsModule } from './expressions';
 import { HealthModule } from './health/health.module';
 import { JobsModule } from './jobs/jobs.module';
 import { loggerOptions } from './logging';
+import { OutboundModule, OutboundOverrides } from './outbound';
 import { TenantsModule } from './tenants/tenants.module';
 import { TokensModule } from './tokens/tokens.module';
 
@@ -26,11 +27,13 @@ export interface AppModuleOptions {
   database: DatabaseRuntime;
   /** Where JSON logs go (stdout by default; tests capture them). */
   logStream?: DestinationStream;
+  /** Test seams of the outbound client (resolver, connector); production uses the defaults. */
+  outbound?: OutboundOverrides;
 }
 
 @Module({})
 export class AppModule {
-  static register({ config, database, logStream }: AppModuleOptions): DynamicModule {
+  static register({ config, database, logStream, outbound }: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -42,6 +45,7 @@ export class AppModule {
         ClockModule,
         CryptoModule,
         ExpressionsModule,
+        OutboundModule.forRoot(outbound),
         AuthModule,
         ApplicationsModule,
         TenantsModule,

@@ -5,6 +5,7 @@ import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { DatabaseRuntime, openDatabase } from './database/database';
+import type { OutboundOverrides } from './outbound';
 import { serveOpenApi } from './openapi';
 
 export interface CreateAppOptions {
@@ -14,6 +15,8 @@ export interface CreateAppOptions {
   inMemoryDatabase?: boolean;
   logStream?: DestinationStream;
   docs?: boolean;
+  /** Test seams of the outbound client (e.g. a resolver mapping a test host name to 127.0.0.1). */
+  outbound?: OutboundOverrides;
 }
 
 export interface VaultApp {
@@ -29,7 +32,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   let app: NestExpressApplication;
   try {
     app = await NestFactory.create<NestExpressApplication>(
-      AppModule.register({ config, database, logStream: options.logStream }),
+      AppModule.register({ config, database, logStream: options.logStream, outbound: options.outbound }),
       { bufferLogs: true, bodyParser: false },
     );
   } catch (err) {
