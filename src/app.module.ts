@@ -22,6 +22,7 @@ import { SandboxModule } from './sandbox/sandbox.module';
 import { ReactorFormulasModule } from './reactor-formulas/reactor-formulas.module';
 import { ReactorsModule } from './reactors/reactors.module';
 import { InvitationsModule } from './tenants/invitations/invitations.module';
+import { OutboundModule, OutboundOverrides } from './outbound';
 import { TenantsModule } from './tenants/tenants.module';
 import { TokensModule } from './tokens/tokens.module';
 
@@ -30,11 +31,13 @@ export interface AppModuleOptions {
   database: DatabaseRuntime;
   /** Where JSON logs go (stdout by default; tests capture them). */
   logStream?: DestinationStream;
+  /** Test seams of the outbound client (resolver, connector); production uses the defaults. */
+  outbound?: OutboundOverrides;
 }
 
 @Module({})
 export class AppModule {
-  static register({ config, database, logStream }: AppModuleOptions): DynamicModule {
+  static register({ config, database, logStream, outbound }: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -46,6 +49,7 @@ export class AppModule {
         ClockModule,
         CryptoModule,
         ExpressionsModule,
+        OutboundModule.forRoot(outbound),
         AuthModule,
         ApplicationsModule,
         TenantsModule,

@@ -6,6 +6,7 @@ import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { DatabaseRuntime, openDatabase } from './database/database';
+import type { OutboundOverrides } from './outbound';
 import { serveOpenApi } from './openapi';
 import { MetricsService } from './health/metrics.service';
 import { requestMetrics } from './health/request-metrics';
@@ -25,6 +26,8 @@ export interface CreateAppOptions {
   docs?: boolean;
   /** Makes the Nest application from the root module; NestFactory.create unless given. */
   nestFactory?: NestAppFactory;
+  /** Test seams of the outbound client (e.g. a resolver mapping a test host name to 127.0.0.1). */
+  outbound?: OutboundOverrides;
 }
 
 /**
@@ -53,7 +56,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   let app: NestExpressApplication;
   try {
     app = await (options.nestFactory ?? productionFactory)(
-      AppModule.register({ config, database, logStream: options.logStream }),
+      AppModule.register({ config, database, logStream: options.logStream, outbound: options.outbound }),
       { bufferLogs: true, bodyParser: false },
     );
   } catch (err) {

@@ -1,0 +1,61 @@
+import { OutboundError, toDnsError, toOutboundError } from './outbound.errors';
+
+const withCode = (code: string): Error =>
+  Object.assign(new Error(`something ${code} 4242424242424242`), { code });
+
+describe('toOutboundError', () => {
+  it.each([
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', 'tls_failure', 502, 'The destination certificate is not trusted.'],
+    ['SELF_SIGNED_CERT_IN_CHAIN', 'tls_failure', 502, 'The destination certificate is not trusted.'],
+    ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'tls_failure', 502, 'The destination certificate is not trusted.'],
+    ['CERT_HAS_EXPIRED', 'tls_failure', 502, 'The destination certificate is expired or not yet valid.'],
+    [
+      'ERR_TLS_CERT_ALTNAME_INVALID',
+      'tls_failure',
+      502,
+      'The destination certificate does not match the host name.',
+    ],
+    [
+      'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION',
+      'tls_failure',
+      502,
+      'The destination does not support TLS 1.2 or later.',
+    ],
+    [
+      'ERR_SSL_UNSUPPORTED_PROTOCOL',
+      'tls_failure',
+      502,
+      'The destination does not support TLS 1.2 or later.',
+    ],
+    ['ERR_SSL_WRONG_VERSION_NUMBER', 'tls_failure', 502, 'The TLS handshake with the destination failed.'],
+    ['ENOTFOUND', 'dns_failure', 502, 'The destination host name could not be resolved.'],
+    ['EAI_AGAIN', 'dns_failure', 502, 'The destination host name could not be resolved.'],
+    ['ECONNREFUSED', 'connection_failed', 502, 'The destination refused the connection.'],
+    ['ECONNRESET', 'connection_failed', 502, 'The connection to the destination was closed unexpectedly.'],
+    ['EHOSTUNREACH', 'connection_failed', 502, 'The destination is unreachable.'],
+    ['ETIMEDOUT', 'connection_failed', 502, 'The destination is unreachable.'],
+    ['HPE_INVALID_CONSTANT', 'upstream_failed', 502, 'The destination sent an invalid HTTP response.'],
+    ['ERR_SOMETHING_ELSE', 'upstream_failed', 502, 'The request to the destination failed.'],
+  ])('maps %s to %s (%i) without quoting the original message', (code, failure, status, detail) => {
+    const mapped = toOutboundError(withCode(code));
+    expect([mapped.failure, mapped.status, mapped.detail, mapped.code]).toEqual([
+      failure,
+      status,
+      detail,
+      code,
+    ]);
+    expect(mapped.message).not.toContain('4242');
+  });
+
+  it('passes an OutboundError through and maps a code-less error to 502', () => {
+    const refused = OutboundError.refused('because');
+    expect(toOutboundError(refused)).toBe(refused);
+    expect(toOutboundError(new Error('x')).status).toBe(502);
+    expect(toOutboundError('not an error').status).toBe(502);
+  });
+
+  it('maps any resolver failure to dns_failure', () => {
+    expect(toDnsError(new Error('boom')).failure).toBe('dns_failure');
+    expect(toDnsError(withCode('ESERVFAIL')).code).toBe('ESERVFAIL');
+  });
+});

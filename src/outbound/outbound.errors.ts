@@ -1,0 +1,153 @@
+import { ApiError } from '../common/api-error';
+
+/** What went wrong on the way out; each kind has one HTTP status (see OUTBOUND_STATUS). */
+export type OutboundFailure =
+  | 'destination_refused'
+  | 'invalid_request'
+  | 'request_body_failed'
+  | 'dns_failure'
+  | 'connection_failed'
+  | 'tls_failure'
+  | 'upstream_failed'
+  | 'response_too_large'
+  | 'timeout'
+  | 'aborted';
+
+/**
+ * The destination guard's refusals are the caller's input at fault (400, like any other invalid URL);
+ * failures of the far side are 502; PROXY_TIMEOUT_MS is 408 as the spec asks; 499 when our own caller
+ * went away first (nobody reads that answer).
+ */
+export const OUTBOUND_STATUS: Record<OutboundFailure, number> = {
+  destination_refused: 400,
+  invalid_request: 400,
+  request_body_failed: 400,
+  dns_failure: 502,
+  connection_failed: 502,
+  tls_failure: 502,
+  upstream_failed: 502,
+  response_too_large: 502,
+  timeout: 408,
+  aborted: 499,
+};
+
+/**
+ * A failed outbound request. `detail` names the reason only: never the URL, a header, the body or a
+ * resolved address, since the caller's request may carry detokenized card data. `code` is the underlying
+ * Node or OpenSSL error code, safe to log.
+ */
+export class OutboundError extends ApiError {
+  constructor(
+    readonly failure: OutboundFailure,
+    detail: string,
+    readonly code?: string,
+  ) {
+    super(OUTBOUND_STATUS[failure], detail);
+    this.name = 'OutboundError';
+  }
+
+  static refused(reason: string): OutboundError {
+    return new OutboundError('destination_refused', `The destination is not allowed: ${reason}.`);
+  }
+
+  static timeout(ms: number): OutboundError {
+    return new OutboundError('timeout', `The destination did not answer within ${ms} ms.`);
+  }
+}
+
+const CERT_UNTRUSTED = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+  'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_REVOKED',
+  'INVALID_CA',
+  'INVALID_PURPOSE',
+  'PATH_LENGTH_EXCEEDED',
+  'CERT_CHAIN_TOO_LONG',
+]);
+const CERT_DATES = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID']);
+const CERT_NAME = new Set(['ERR_TLS_CERT_ALTNAME_INVALID', 'HOSTNAME_MISMATCH']);
+const TLS_VERSION = /PROTOCOL_VERSION|UNSUPPORTED_PROTOCOL|NO_PROTOCOLS_AVAILABLE|VERSION_TOO_LOW/;
+const DNS_CODES = new Set([
+  'ENOTFOUND',
+  'ENODATA',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'EAI_NONAME',
+  'EAI_NODATA',
+  'ESERVFAIL',
+  'ENONAME',
+  'EREFUSED',
+  'ETIMEOUT',
+]);
+const UNREACHABLE = new Set([
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+  'ETIMEDOUT',
+  'EADDRNOTAVAIL',
+]);
+
+function errorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** Errors from a resolver (ours or an injected one) become dns_failure. */
+export function toDnsError(err: unknown): OutboundError {
+  if (err instanceof OutboundError) {
+    return err;
+  }
+  return new OutboundError('dns_failure', 'The destination host name could not be resolved.', errorCode(err));
+}
+
+/** Maps a Node socket, TLS or HTTP client error to an OutboundError; an OutboundError passes through. */
+export function toOutboundError(err: unknown): OutboundError {
+  if (err instanceof OutboundError) {
+    return err;
+  }
+  const code = errorCode(err);
+  const fail = (failure: OutboundFailure, detail: string): OutboundError =>
+    new OutboundError(failure, detail, code);
+  if (code === undefined) {
+    return fail('upstream_failed', 'The request to the destination failed.');
+  }
+  if (CERT_UNTRUSTED.has(code)) {
+    return fail('tls_failure', 'The destination certificate is not trusted.');
+  }
+  if (CERT_DATES.has(code)) {
+    return fail('tls_failure', 'The destination certificate is expired or not yet valid.');
+  }
+  if (CERT_NAME.has(code)) {
+    return fail('tls_failure', 'The destination certificate does not match the host name.');
+  }
+  if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_')) {
+    return TLS_VERSION.test(code)
+      ? fail('tls_failure', 'The destination does not support TLS 1.2 or later.')
+      : fail('tls_failure', 'The TLS handshake with the destination failed.');
+  }
+  if (DNS_CODES.has(code)) {
+    return fail('dns_failure', 'The destination host name could not be resolved.');
+  }
+  if (code === 'ECONNREFUSED') {
+    return fail('connection_failed', 'The destination refused the connection.');
+  }
+  if (code === 'ECONNRESET' || code === 'EPIPE') {
+    return fail('connection_failed', 'The connection to the destination was closed unexpectedly.');
+  }
+  if (UNREACHABLE.has(code)) {
+    return fail('connection_failed', 'The destination is unreachable.');
+  }
+  if (code.startsWith('HPE_')) {
+    return fail('upstream_failed', 'The destination sent an invalid HTTP response.');
+  }
+  return fail('upstream_failed', 'The request to the destination failed.');
+}
