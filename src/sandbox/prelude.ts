@@ -9,6 +9,10 @@ export const SDK_MODULE = '@basis-theory/basis-theory-reactor-formulas-sdk-js';
 export const PRELUDE = String.raw`
 'use strict';
 (function () {
+  // Shared memory and timing primitives serve side channels, not reactors: gone from every context.
+  for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'FinalizationRegistry', 'WeakRef']) {
+    delete globalThis[name];
+  }
   // Captured before tenant code runs, which may replace the globals for its own context.
   const stringify = JSON.stringify;
   const parse = JSON.parse;

@@ -104,6 +104,8 @@ export class WorkerPool {
       env: {},
       execArgv: [
         '--no-node-snapshot',
+        // No JIT: most V8 exploits are JIT bugs (this also removes WebAssembly). Warm runs stay fast.
+        '--jitless',
         '--no-warnings',
         '--permission',
         '--allow-addons',
