@@ -1,10 +1,5 @@
+import { escapeHtml } from '../../common/html';
 import type { MailMessage } from './mailer';
-
-const escape = (s: string): string =>
-  s.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
-  );
 
 export interface InvitationMailInput {
   to: string;
@@ -34,9 +29,9 @@ export function invitationMail({
   ].join('\n');
   const html = `<!doctype html>
 <html lang="en"><body style="font-family: sans-serif; line-height: 1.5">
-<p>${escape(inviter)} invited you to join <strong>${escape(tenantName)}</strong> on Token Vault.</p>
-<p><a href="${escape(link)}">Accept the invitation</a></p>
-<p>The link works once and expires on ${escape(expires)}.<br>If you did not expect this invitation, ignore this e-mail.</p>
+<p>${escapeHtml(inviter)} invited you to join <strong>${escapeHtml(tenantName)}</strong> on Token Vault.</p>
+<p><a href="${escapeHtml(link)}">Accept the invitation</a></p>
+<p>The link works once and expires on ${escapeHtml(expires)}.<br>If you did not expect this invitation, ignore this e-mail.</p>
 </body></html>`;
   return { to, subject, text, html };
 }
