@@ -23,6 +23,7 @@ import { ReactorFormulasModule } from './reactor-formulas/reactor-formulas.modul
 import { ReactorsModule } from './reactors/reactors.module';
 import { InvitationsModule } from './tenants/invitations/invitations.module';
 import { OutboundModule, OutboundOverrides } from './outbound';
+import { ProxiesModule } from './proxies/proxies.module';
 import { TenantsModule } from './tenants/tenants.module';
 import { TokensModule } from './tokens/tokens.module';
 
@@ -59,6 +60,7 @@ export class AppModule {
         SandboxModule,
         ReactorFormulasModule,
         ReactorsModule,
+        ProxiesModule,
         JobsModule,
       ],
       providers: [

@@ -10,8 +10,10 @@ import type { OutboundOverrides } from './outbound';
 import { serveOpenApi } from './openapi';
 import { MetricsService } from './health/metrics.service';
 import { requestMetrics } from './health/request-metrics';
+import { json, urlencoded } from 'express';
 import {
   bodyParserErrors,
+  exceptOnProxy,
   jsonBodiesOnly,
   noteSurrogates,
   refuseLoneSurrogates,
@@ -75,14 +77,18 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   app.use(requestMetrics(app.get(MetricsService)));
   app.use(jsonBodiesOnly);
   // Not strict: /tokenize and merge patches accept any JSON value at the top level.
-  app.useBodyParser('json', {
-    limit: BODY_LIMIT,
-    strict: false,
-    type: ['application/json', 'application/*+json'],
-    verify: noteSurrogates,
-  });
+  app.use(
+    exceptOnProxy(
+      json({
+        limit: BODY_LIMIT,
+        strict: false,
+        type: ['application/json', 'application/*+json'],
+        verify: noteSurrogates,
+      }),
+    ),
+  );
   // Only the form routes get here with a form body (jsonBodiesOnly refuses it elsewhere).
-  app.useBodyParser('urlencoded', { limit: '16kb', extended: false, verify: noteSurrogates });
+  app.use(exceptOnProxy(urlencoded({ limit: '16kb', extended: false, verify: noteSurrogates })));
   app.use(bodyParserErrors, refuseLoneSurrogates);
   if (options.docs !== false) {
     serveOpenApi(app);

@@ -1,8 +1,8 @@
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { Client } from 'pg';
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Principal } from '../auth/principal';
 import { DATABASE_RUNTIME } from '../database/database-info.module';
+import { ChangeChannel } from '../database/change-channel';
 import { DatabaseRuntime } from '../database/database';
 
 /** Bound on staleness if a replica ever misses an invalidation (its listener connection was down). */
@@ -22,12 +22,15 @@ interface Entry {
  */
 @Injectable()
 export class ApplicationCache implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger('ApplicationCache');
   private readonly byHash = new Map<string, Entry>();
-  private listener: Client | null = null;
-  private closing = false;
+  private readonly channel: ChangeChannel;
 
-  constructor(@Inject(DATABASE_RUNTIME) private readonly database: DatabaseRuntime) {}
+  constructor(@Inject(DATABASE_RUNTIME) database: DatabaseRuntime) {
+    this.channel = new ChangeChannel(database, CHANNEL, {
+      evict: (applicationId) => this.evict(applicationId),
+      reset: () => this.byHash.clear(),
+    });
+  }
 
   get(keyHash: string): Principal | undefined {
     const entry = this.byHash.get(keyHash);
@@ -54,45 +57,15 @@ export class ApplicationCache implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Call inside the transaction that changes the application: evicts here now, elsewhere on commit. */
-  async changed(manager: EntityManager, applicationId: string): Promise<void> {
-    this.evict(applicationId);
-    if (!this.database.embedded) {
-      await manager.query('SELECT pg_notify($1, $2)', [CHANNEL, applicationId]);
-    }
+  changed(manager: EntityManager, applicationId: string): Promise<void> {
+    return this.channel.changed(manager, applicationId);
   }
 
-  async onModuleInit(): Promise<void> {
-    // The embedded database is one process: local eviction is the whole story.
-    if (!this.database.embedded) {
-      await this.listen();
-    }
+  onModuleInit(): Promise<void> {
+    return this.channel.start();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.closing = true;
-    await this.listener?.end().catch(() => undefined);
-  }
-
-  private async listen(): Promise<void> {
-    const options = this.database.options as { url?: string };
-    const client = new Client({ connectionString: options.url });
-    client.on('notification', (message) => {
-      if (message.payload !== undefined) {
-        this.evict(message.payload);
-      }
-    });
-    client.on('error', () => {
-      // Anything cached may have missed an eviction while the listener was down.
-      this.byHash.clear();
-      this.listener = null;
-      if (!this.closing) {
-        this.logger.warn('application change listener lost; reconnecting');
-        setTimeout(() => void this.listen().catch(() => undefined), 1000).unref();
-      }
-    });
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
-    this.byHash.clear();
-    this.listener = client;
+  onModuleDestroy(): Promise<void> {
+    return this.channel.stop();
   }
 }

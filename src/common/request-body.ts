@@ -4,6 +4,18 @@ import { problem } from './problem-details';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
+/** `/proxy` and `/proxy/...`: bodies of any type, read raw by the forwarder itself (src/proxies). */
+export function isProxyPath(path: string): boolean {
+  return path === '/proxy' || path.startsWith('/proxy/');
+}
+
+/** Lets a body parser run everywhere but on /proxy, whose body must reach the forwarder unread. */
+export function exceptOnProxy(
+  parser: (req: Request, res: Response, next: NextFunction) => void,
+): (req: Request, res: Response, next: NextFunction) => void {
+  return (req, res, next) => (isProxyPath(req.path) ? next() : parser(req, res, next));
+}
+
 /** Routes an HTML form posts to (the invitation acceptance page): they also read form-encoded bodies. */
 export const FORM_ROUTES = new Set(['/invitations/accept']);
 const FORM_TYPE = 'application/x-www-form-urlencoded';
@@ -24,7 +36,7 @@ function hasBody(req: Request): boolean {
  * a form parser makes a whole JSON text, card number included, into a property name.
  */
 export function jsonBodiesOnly(req: Request, res: Response, next: NextFunction): void {
-  if (!BODY_METHODS.has(req.method) || !hasBody(req)) {
+  if (!BODY_METHODS.has(req.method) || !hasBody(req) || isProxyPath(req.path)) {
     next();
     return;
   }

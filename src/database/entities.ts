@@ -1,5 +1,6 @@
 import { Application } from '../applications/application.entity';
 import { ReactorFormula } from '../reactor-formulas/reactor-formula.entity';
+import { Proxy } from '../proxies/proxy.entity';
 import { Reactor } from '../reactors/reactor.entity';
 import { TenantKey } from '../crypto/tenant-key.entity';
 import { Invitation } from '../tenants/invitations/invitation.entity';
@@ -18,4 +19,5 @@ export const ENTITIES = [
   ReactorFormula,
   Reactor,
   Invitation,
+  Proxy,
 ];

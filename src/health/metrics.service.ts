@@ -20,6 +20,7 @@ export class MetricsService {
   readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
   readonly purgedTokens: Counter;
   readonly sandboxRuns: Counter<'outcome'>;
+  readonly proxyUpstream: Histogram<'outcome'>;
 
   constructor(@InjectDataSource() dataSource: DataSource) {
     collectDefaultMetrics({ register: this.registry, prefix: 'token_vault_' });
@@ -39,6 +40,13 @@ export class MetricsService {
       name: 'token_vault_sandbox_runs_total',
       help: 'Sandboxed code runs (reactors, transforms) by outcome',
       labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+    this.proxyUpstream = new Histogram({
+      name: 'token_vault_proxy_upstream_duration_seconds',
+      help: 'Time from sending a proxied request to the destination response head, by outcome',
+      labelNames: ['outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25],
       registers: [this.registry],
     });
     const pool = (): PgPool | undefined => (dataSource.driver as unknown as { master?: PgPool }).master;

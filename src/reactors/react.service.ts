@@ -2,11 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { ApplicationsService } from '../applications/applications.service';
 import { Principal } from '../auth/principal';
 import { ApiError } from '../common/api-error';
+import { BtBridge } from '../sandbox/bt-bridge';
+import { FetchBridge } from '../sandbox/fetch-bridge';
 import { failureToError } from '../sandbox/sandbox-outcome';
 import { JsonValue, SandboxProvider } from '../sandbox/sandbox.provider';
 import { DetokenizeService } from '../tokens/detokenize.service';
 import { TokenizeService } from '../tokens/tokenize.service';
-import { BtBridge } from './bt-bridge';
 import { ReactRequestDto, ReactResponseDto } from './dto/react.dto';
 import { prepareArgs } from './react-args';
 import { ReactorsService } from './reactors.service';
@@ -21,6 +22,7 @@ export class ReactService {
     private readonly tokenizer: TokenizeService,
     private readonly sandbox: SandboxProvider,
     private readonly bt: BtBridge,
+    private readonly fetch: FetchBridge,
   ) {}
 
   async react(caller: Principal, id: string, body: ReactRequestDto): Promise<ReactResponseDto> {
@@ -36,6 +38,7 @@ export class ReactService {
       code: formula.code,
       req: { args, configuration: configuration as { [key: string]: JsonValue } },
       bt: application === null ? undefined : this.bt.handlers(application),
+      host: this.fetch.handlers(),
     });
     if (!outcome.ok) {
       throw failureToError(outcome.error);

@@ -2,17 +2,23 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationsModule } from '../applications/applications.module';
 import { ReactorFormulasModule } from '../reactor-formulas/reactor-formulas.module';
+import { SandboxBridgesModule } from '../sandbox/sandbox-bridges.module';
 import { TokensModule } from '../tokens/tokens.module';
-import { BtBridge } from './bt-bridge';
 import { ReactService } from './react.service';
 import { Reactor } from './reactor.entity';
 import { ReactorsController } from './reactors.controller';
 import { ReactorsService } from './reactors.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Reactor]), ReactorFormulasModule, ApplicationsModule, TokensModule],
+  imports: [
+    TypeOrmModule.forFeature([Reactor]),
+    ReactorFormulasModule,
+    ApplicationsModule,
+    TokensModule,
+    SandboxBridgesModule,
+  ],
   controllers: [ReactorsController],
-  providers: [ReactorsService, ReactService, BtBridge],
+  providers: [ReactorsService, ReactService],
   exports: [ReactorsService],
 })
 export class ReactorsModule {}

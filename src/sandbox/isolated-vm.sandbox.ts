@@ -21,7 +21,11 @@ export class IsolatedVmSandbox extends SandboxProvider implements OnApplicationS
 
   async run(request: SandboxRequest): Promise<SandboxOutcome> {
     const handlers: Record<string, HostHandler> = { ...(request.host ?? {}), ...(request.bt ?? {}) };
-    const input = JSON.stringify({ req: request.req, bt: request.bt !== undefined });
+    const input = JSON.stringify({
+      req: request.req,
+      bt: request.bt !== undefined,
+      fetch: request.host?.fetch !== undefined,
+    });
     const outcome = await this.workers().run(request.code, input, handlers);
     this.metrics.sandboxRuns.inc({ outcome: outcome.ok ? 'ok' : outcome.error.kind });
     return outcome;

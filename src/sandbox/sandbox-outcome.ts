@@ -40,11 +40,14 @@ const RESERVED_HEADERS = new Set([
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
 
 /** Turns a failed run into the error the caller gets: the common format, or the code's literal response. */
-export function failureToError(failure: SandboxFailure): ApiError | CustomHttpResponse {
+export function failureToError(
+  failure: SandboxFailure,
+  source: 'reactor' | 'transform' = 'reactor',
+): ApiError | CustomHttpResponse {
   switch (failure.kind) {
     case 'sdk': {
       const status = SDK_ERROR_STATUS[failure.name] ?? 500;
-      return new ApiError(status, titleOf(failure.name), sanitizeErrors(failure.errors));
+      return new ApiError(status, titleOf(source, failure.name), sanitizeErrors(failure.errors));
     }
     case 'custom_response': {
       const status =
@@ -54,7 +57,7 @@ export function failureToError(failure: SandboxFailure): ApiError | CustomHttpRe
       return new CustomHttpResponse(status, sanitizeHeaders(failure.headers), failure.body ?? {});
     }
     case 'error':
-      return new ApiError(500, 'The reactor code threw an error.', {
+      return new ApiError(500, `The ${source} code threw an error.`, {
         error: [String(failure.message).slice(0, 1000)],
       });
     case 'timeout':
@@ -70,8 +73,8 @@ export function failureToError(failure: SandboxFailure): ApiError | CustomHttpRe
   }
 }
 
-function titleOf(name: string): string {
-  return `The reactor code raised ${name.replace(/[^A-Za-z]/g, '')}.`;
+function titleOf(source: string, name: string): string {
+  return `The ${source} code raised ${name.replace(/[^A-Za-z]/g, '')}.`;
 }
 
 function sanitizeErrors(errors: unknown): Record<string, string[]> {

@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Response } from 'supertest';
 import { STACK_TRACE } from '../support/hostile-input';
+import { TestHttpsServer } from '../support/https-test-server';
+import { ProxyFixture, proxyFixture } from '../support/proxy-fixture';
 import { TestContext, TestTenant } from '../support/test-app';
 import { tokenApp } from '../support/token-factory';
 
@@ -99,6 +101,32 @@ const queryPart = fc.dictionary(
   },
 );
 
+/** /proxy answers its own errors as `{ proxy_error: <problem details> }`, and relays the destination's. */
+function proxyFaults(res: Response): string[] {
+  if (res.headers['bt-proxy-destination-status'] !== undefined) {
+    return [];
+  }
+  const faults: string[] = [];
+  if (res.status >= 500) {
+    faults.push(`status ${res.status}`);
+  }
+  if (STACK_TRACE.test(res.text)) {
+    faults.push('stack trace');
+  }
+  if (res.status >= 400) {
+    if ((res.body as { proxy_error?: { status?: unknown } })?.proxy_error?.status !== res.status) {
+      faults.push('not a proxy_error body');
+    }
+    if (res.text.length > MAX_ERROR_BYTES) {
+      faults.push(`error body of ${res.text.length} bytes`);
+    }
+    if (res.text.includes(SECRET)) {
+      faults.push('echoes the secret');
+    }
+  }
+  return faults;
+}
+
 function problemFaults(res: Response): string[] {
   const faults: string[] = [];
   if (res.status >= 500) {
@@ -124,19 +152,29 @@ function problemFaults(res: Response): string[] {
   return faults;
 }
 
+/** A header value the HTTP client can send (no control characters): the server's checks are the subject. */
+function headerSafe(value: string): string {
+  return [...value].map((c) => (c >= ' ' && c < '\u007f' ? c : '?')).join('');
+}
+
 describe('generated hostile requests over every route of openapi.json', () => {
+  let fx: ProxyFixture;
   let ctx: TestContext;
+  let echo: TestHttpsServer;
   let tenant: TestTenant;
   let privateKey: string;
 
   beforeAll(async () => {
-    ctx = await TestContext.create();
+    // /proxy gets a real destination: an HTTPS echo server on 127.0.0.1 behind a test host name.
+    fx = await proxyFixture();
+    ctx = fx.ctx;
+    echo = await fx.server();
     tenant = await ctx.newTenant();
     privateKey = (
       await tokenApp(ctx, tenant, [], ['token:create', 'token:read', 'token:use', 'token:search'])
     ).key;
   });
-  afterAll(() => ctx.close());
+  afterAll(() => fx.close());
 
   it('covers every route of the document', () => {
     expect(OPERATIONS.length).toBeGreaterThanOrEqual(25);
@@ -155,7 +193,9 @@ describe('generated hostile requests over every route of openapi.json', () => {
             rawBody,
             contentType,
             fc.constantFrom('management', 'private', 'none'),
-            async (param, query, body, type, who) => {
+            fc.oneof(fc.constant('echo'), urlString),
+            async (param, query, body, type, who, destination) => {
+              const proxied = op.path === '/proxy' || op.path.startsWith('/proxy/');
               const url =
                 op.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(param)) +
                 (Object.keys(query).length > 0 ? `?${new URLSearchParams(query).toString()}` : '');
@@ -163,8 +203,14 @@ describe('generated hostile requests over every route of openapi.json', () => {
               if (who !== 'none') {
                 req = req.set('BT-API-KEY', who === 'management' ? tenant.key : privateKey);
               }
+              if (proxied) {
+                req = req.set(
+                  'BT-PROXY-URL',
+                  destination === 'echo' ? fx.url(echo) : headerSafe(destination),
+                );
+              }
               const res = op.method === 'get' ? await req : await req.set('Content-Type', type).send(body);
-              const faults = problemFaults(res);
+              const faults = proxied ? proxyFaults(res) : problemFaults(res);
               if (faults.length > 0) {
                 failure = `${op.method.toUpperCase()} ${url.slice(0, 200)} as ${who} (${type}): ${faults.join(', ')}`;
                 throw new Error(failure);

@@ -4,6 +4,7 @@ import { TokensMaintenance1763776800000 } from './1763776800000-tokens-maintenan
 import { Reactors1763780400000 } from './1763780400000-reactors';
 import { OfficialFormulas1763780460000 } from './1763780460000-official-formulas';
 import { Invitations1763784000000 } from './1763784000000-invitations';
+import { Proxies1763787600000 } from './1763787600000-proxies';
 
 /** Every migration, in order. Listed by class so the same list works from TypeScript (tests) and dist. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   Reactors1763780400000,
   OfficialFormulas1763780460000,
   Invitations1763784000000,
+  Proxies1763787600000,
 ];

@@ -3,7 +3,7 @@ import { Permission } from '../auth/permissions';
 import { Principal } from '../auth/principal';
 import { ApiError } from '../common/api-error';
 import { validatePlain } from '../common/validation';
-import type { HostHandler, JsonValue } from '../sandbox/sandbox.provider';
+import type { HostHandler, JsonValue } from './sandbox.provider';
 import { ListTokensQueryDto } from '../tokens/dto/token.dto';
 import { TokenizeService } from '../tokens/tokenize.service';
 import { TokensService } from '../tokens/tokens.service';

@@ -1,0 +1,138 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  MaxLength,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
+import { PageQueryDto, PaginationDto } from '../../common/pagination';
+import { ToArray } from '../../common/query';
+import { AsSent } from '../../common/validation';
+import { MAX_CODE_LENGTH } from '../../reactor-formulas/dto/reactor-formula.dto';
+import { IdRefDto } from '../../reactors/dto/reactor.dto';
+
+const EXAMPLE_TRANSFORM = `module.exports = async function (req) {
+  const { body, headers } = req.args;
+  return { body: { ...body, currency: req.configuration.currency }, headers };
+};`;
+
+export class ProxyTransformDto {
+  @ApiProperty({
+    maxLength: MAX_CODE_LENGTH,
+    example: EXAMPLE_TRANSFORM,
+    description:
+      'CommonJS exporting an async function of `{ args, configuration, bt }` that returns `{ body, headers }`.',
+  })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(MAX_CODE_LENGTH)
+  code: string;
+}
+
+/** Create and replace body (spec §4.6: update takes the same fields as create). */
+export class ProxyBodyDto {
+  @ApiProperty({ maxLength: 200, example: 'Acme Payments' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  name: string;
+
+  @ApiProperty({
+    example: 'https://api.example.com/v1',
+    description: 'HTTPS with a DNS host name (no IP address, no user information); sub-paths are appended.',
+  })
+  @IsString()
+  @MaxLength(2048)
+  destination_url: string;
+
+  @ApiPropertyOptional({ type: ProxyTransformDto, nullable: true, description: 'Runs on the request.' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ProxyTransformDto)
+  request_transform?: ProxyTransformDto | null;
+
+  @ApiPropertyOptional({
+    type: ProxyTransformDto,
+    nullable: true,
+    description: "Runs on the destination's 2xx responses.",
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ProxyTransformDto)
+  response_transform?: ProxyTransformDto | null;
+
+  @ApiPropertyOptional({
+    type: IdRefDto,
+    nullable: true,
+    description:
+      'A public or private application: `bt` in transforms, and the rights to detokenize without auth.',
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => IdRefDto)
+  application?: IdRefDto | null;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    nullable: true,
+    example: { currency: 'USD' },
+    description: 'String values for the transforms (`req.configuration`). Stored encrypted.',
+  })
+  @IsOptional()
+  @IsObject()
+  @AsSent()
+  configuration?: Record<string, unknown> | null;
+
+  @ApiPropertyOptional({ default: true, description: 'false: callers need only the proxy key.' })
+  @IsOptional()
+  @IsBoolean()
+  require_auth?: boolean;
+}
+
+export class ListProxiesQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ type: [String], description: 'Repeatable.' })
+  @IsOptional()
+  @ToArray()
+  @IsUUID('all', { each: true })
+  id?: string[];
+
+  @ApiPropertyOptional({ description: 'Name filter: `*` matches anything; without `*`, a substring.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  name?: string;
+}
+
+export class ProxyDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) tenant_id: string;
+  @ApiProperty({ description: 'Routes requests to this proxy (BT-PROXY-KEY).' }) key: string;
+  @ApiProperty() name: string;
+  @ApiProperty() destination_url: string;
+  @ApiPropertyOptional({ type: ProxyTransformDto, nullable: true })
+  request_transform: ProxyTransformDto | null;
+  @ApiPropertyOptional({ type: ProxyTransformDto, nullable: true })
+  response_transform: ProxyTransformDto | null;
+  @ApiPropertyOptional({ format: 'uuid', nullable: true }) application_id: string | null;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, nullable: true })
+  configuration: Record<string, string> | null;
+  @ApiProperty() require_auth: boolean;
+  @ApiPropertyOptional({ format: 'uuid', nullable: true }) created_by: string | null;
+  @ApiProperty() created_at: string;
+  @ApiPropertyOptional({ format: 'uuid', nullable: true }) modified_by: string | null;
+  @ApiPropertyOptional({ nullable: true }) modified_at: string | null;
+}
+
+export class ProxyPageDto {
+  @ApiProperty({ type: PaginationDto }) pagination: PaginationDto;
+  @ApiProperty({ type: [ProxyDto] }) data: ProxyDto[];
+}

@@ -1,0 +1,71 @@
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { CurrentPrincipal, RequirePermission } from '../auth/decorators';
+import { Principal } from '../auth/principal';
+import { Page } from '../common/pagination';
+import { UuidParam } from '../common/uuid-param';
+import { ListProxiesQueryDto, ProxyBodyDto, ProxyDto, ProxyPageDto } from './dto/proxy.dto';
+import { ProxiesService } from './proxies.service';
+
+@ApiTags('Proxies')
+@Controller('proxies')
+export class ProxiesController {
+  constructor(private readonly proxies: ProxiesService) {}
+
+  @Post()
+  @RequirePermission('proxy:create')
+  @ApiOperation({
+    summary: 'Create a proxy',
+    description:
+      'A destination (HTTPS, DNS host name), optional request and response transforms, an optional ' +
+      'application for `bt` and for detokenizing without auth, configuration (stored encrypted) and ' +
+      '`require_auth` (default true). The answer carries the `key` that routes requests to it.',
+  })
+  @ApiCreatedResponse({ type: ProxyDto })
+  create(@CurrentPrincipal() p: Principal, @Body() dto: ProxyBodyDto): Promise<ProxyDto> {
+    return this.proxies.create(p, dto);
+  }
+
+  @Get()
+  @RequirePermission('proxy:read')
+  @ApiOperation({ summary: 'List proxies' })
+  @ApiOkResponse({ type: ProxyPageDto })
+  list(@CurrentPrincipal() p: Principal, @Query() query: ListProxiesQueryDto): Promise<Page<ProxyDto>> {
+    return this.proxies.list(p, query);
+  }
+
+  @Get(':id')
+  @RequirePermission('proxy:read')
+  @ApiOperation({ summary: 'Get a proxy' })
+  @ApiOkResponse({ type: ProxyDto })
+  get(@CurrentPrincipal() p: Principal, @UuidParam() id: string): Promise<ProxyDto> {
+    return this.proxies.get(p, id);
+  }
+
+  @Put(':id')
+  @RequirePermission('proxy:update')
+  @ApiOperation({ summary: 'Replace a proxy', description: 'Same fields as create; the key stays.' })
+  @ApiOkResponse({ type: ProxyDto })
+  update(
+    @CurrentPrincipal() p: Principal,
+    @UuidParam() id: string,
+    @Body() dto: ProxyBodyDto,
+  ): Promise<ProxyDto> {
+    return this.proxies.update(p, id, dto);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @RequirePermission('proxy:delete')
+  @ApiOperation({ summary: 'Delete a proxy' })
+  @ApiNoContentResponse()
+  delete(@CurrentPrincipal() p: Principal, @UuidParam() id: string): Promise<void> {
+    return this.proxies.delete(p, id);
+  }
+}

@@ -1,0 +1,198 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { Repository } from 'typeorm';
+import { ApplicationsService } from '../applications/applications.service';
+import { Principal } from '../auth/principal';
+import { ApiError } from '../common/api-error';
+import { Page, pageOf, pageOffset } from '../common/pagination';
+import { wildcardToLike } from '../common/query';
+import { generateProxyKey, hashSecret } from '../crypto/secrets';
+import { TenantCipher } from '../crypto/tenant-cipher.service';
+import { ListProxiesQueryDto, ProxyBodyDto, ProxyDto } from './dto/proxy.dto';
+import { ProxyCache } from './proxy-cache';
+import { checkProxyBody } from './proxy-rules';
+import { Proxy } from './proxy.entity';
+
+/** What the forwarder needs of a configured proxy: the row and its configuration in clear. */
+export interface LoadedProxy {
+  proxy: Proxy;
+  configuration: Record<string, string>;
+}
+
+const KEY_SEAL = 'proxy-key';
+const CONFIGURATION_SEAL = 'proxy-configuration';
+
+@Injectable()
+export class ProxiesService {
+  constructor(
+    @InjectRepository(Proxy) private readonly proxies: Repository<Proxy>,
+    private readonly applications: ApplicationsService,
+    private readonly cipher: TenantCipher,
+    private readonly cache: ProxyCache,
+  ) {}
+
+  async create(principal: Principal, dto: ProxyBodyDto): Promise<ProxyDto> {
+    const checked = checkProxyBody(dto);
+    const applicationId = await this.checkApplication(principal.tenantId, dto.application?.id ?? null);
+    const { tenantId } = principal;
+    const id = randomUUID();
+    const key = generateProxyKey();
+    await this.proxies.insert({
+      tenantId,
+      id,
+      name: dto.name,
+      keyHash: hashSecret(key),
+      key: await this.cipher.sealJson(KEY_SEAL, tenantId, id, key),
+      destinationUrl: checked.destinationUrl,
+      requestTransformCode: checked.requestTransformCode,
+      responseTransformCode: checked.responseTransformCode,
+      applicationId,
+      configuration: await this.seal(tenantId, id, checked.configuration),
+      requireAuth: checked.requireAuth,
+      createdBy: principal.applicationId,
+      modifiedBy: null,
+      modifiedAt: null,
+    });
+    return this.get(principal, id);
+  }
+
+  async list(principal: Principal, query: ListProxiesQueryDto): Promise<Page<ProxyDto>> {
+    const builder = this.proxies.createQueryBuilder('p').where('p.tenant_id = :tenantId', {
+      tenantId: principal.tenantId,
+    });
+    if (query.id !== undefined) {
+      builder.andWhere('p.id IN (:...ids)', { ids: query.id });
+    }
+    if (query.name !== undefined) {
+      builder.andWhere(`p.name ILIKE :name ESCAPE '\\'`, { name: wildcardToLike(query.name) });
+    }
+    const [rows, total] = await builder
+      .orderBy('p.created_at', 'DESC')
+      .addOrderBy('p.id', 'ASC')
+      .skip(pageOffset(query))
+      .take(query.size)
+      .getManyAndCount();
+    return pageOf(await Promise.all(rows.map((row) => this.toDto(row))), total, query);
+  }
+
+  async get(principal: Principal, id: string): Promise<ProxyDto> {
+    return this.toDto(await this.find(principal.tenantId, id));
+  }
+
+  async update(principal: Principal, id: string, dto: ProxyBodyDto): Promise<ProxyDto> {
+    const checked = checkProxyBody(dto);
+    const { tenantId } = principal;
+    await this.find(tenantId, id);
+    const applicationId = await this.checkApplication(tenantId, dto.application?.id ?? null);
+    const configuration = await this.seal(tenantId, id, checked.configuration);
+    await this.proxies.manager.transaction(async (manager) => {
+      await manager.update(
+        Proxy,
+        { tenantId, id },
+        {
+          name: dto.name,
+          destinationUrl: checked.destinationUrl,
+          requestTransformCode: checked.requestTransformCode,
+          responseTransformCode: checked.responseTransformCode,
+          applicationId,
+          configuration,
+          requireAuth: checked.requireAuth,
+          modifiedBy: principal.applicationId,
+          modifiedAt: new Date(),
+        },
+      );
+      await this.cache.changed(manager, id);
+    });
+    return this.get(principal, id);
+  }
+
+  async delete(principal: Principal, id: string): Promise<void> {
+    await this.proxies.manager.transaction(async (manager) => {
+      const result = await manager.delete(Proxy, { tenantId: principal.tenantId, id });
+      if ((result.affected ?? 0) === 0) {
+        throw ApiError.notFound('Proxy');
+      }
+      await this.cache.changed(manager, id);
+    });
+  }
+
+  /** The proxy a /proxy request names by its key, in any tenant (the caller checks tenancy); null if none. */
+  async findByKey(key: string): Promise<LoadedProxy | null> {
+    const keyHash = hashSecret(key);
+    const cached = this.cache.get(keyHash);
+    if (cached !== undefined) {
+      return cached;
+    }
+    const proxy = await this.proxies.findOne({ where: { keyHash } });
+    if (proxy === null) {
+      return null;
+    }
+    const loaded = { proxy, configuration: (await this.open(proxy)) ?? {} };
+    this.cache.set(keyHash, loaded);
+    return loaded;
+  }
+
+  private async find(tenantId: string, id: string): Promise<Proxy> {
+    const proxy = await this.proxies.findOne({ where: { tenantId, id } });
+    if (proxy === null) {
+      throw ApiError.notFound('Proxy');
+    }
+    return proxy;
+  }
+
+  private async checkApplication(tenantId: string, applicationId: string | null): Promise<string | null> {
+    if (applicationId === null) {
+      return null;
+    }
+    const application = await this.applications.findForTenant(tenantId, applicationId);
+    if (application === null) {
+      throw ApiError.field('application.id', 'is not an application of this tenant');
+    }
+    if (application.type !== 'public' && application.type !== 'private') {
+      throw ApiError.field('application.id', 'must be a public or private application');
+    }
+    return application.id;
+  }
+
+  private async seal(
+    tenantId: string,
+    id: string,
+    configuration: Record<string, string> | null,
+  ): Promise<Buffer | null> {
+    return configuration === null
+      ? null
+      : this.cipher.sealJson(CONFIGURATION_SEAL, tenantId, id, configuration);
+  }
+
+  private async open(proxy: Proxy): Promise<Record<string, string> | null> {
+    if (proxy.configuration === null) {
+      return null;
+    }
+    return (await this.cipher.openJson(
+      CONFIGURATION_SEAL,
+      proxy.tenantId,
+      proxy.id,
+      proxy.configuration,
+    )) as Record<string, string>;
+  }
+
+  private async toDto(proxy: Proxy): Promise<ProxyDto> {
+    return {
+      id: proxy.id,
+      tenant_id: proxy.tenantId,
+      key: (await this.cipher.openJson(KEY_SEAL, proxy.tenantId, proxy.id, proxy.key)) as string,
+      name: proxy.name,
+      destination_url: proxy.destinationUrl,
+      request_transform: proxy.requestTransformCode === null ? null : { code: proxy.requestTransformCode },
+      response_transform: proxy.responseTransformCode === null ? null : { code: proxy.responseTransformCode },
+      application_id: proxy.applicationId,
+      configuration: await this.open(proxy),
+      require_auth: proxy.requireAuth,
+      created_by: proxy.createdBy,
+      created_at: proxy.createdAt.toISOString(),
+      modified_by: proxy.modifiedBy,
+      modified_at: proxy.modifiedAt?.toISOString() ?? null,
+    };
+  }
+}

@@ -1,0 +1,81 @@
+import type { Readable } from 'node:stream';
+import { ApiError } from '../common/api-error';
+import type { JsonValue } from '../sandbox/sandbox.provider';
+
+/**
+ * How /proxy treats a request body, by its Content-Type: JSON, form-urlencoded and text bodies are read
+ * and detokenized (DESIGN §6); anything else (binary uploads, multipart) is streamed on untouched.
+ */
+export type BodyKind = 'json' | 'form' | 'text' | 'opaque';
+
+/** Bodies the proxy reads into memory (to detokenize or transform); a larger one is 413. */
+export const MAX_PROXY_BODY_BYTES = 5 * 1024 * 1024;
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
+
+export function bodyKind(contentType: string | undefined): BodyKind {
+  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  if (JSON_TYPE.test(type)) {
+    return 'json';
+  }
+  if (type === 'application/x-www-form-urlencoded') {
+    return 'form';
+  }
+  // No type at all: read as text, so `{{ id }}` in a body sent without a type is still replaced.
+  if (type === '' || type.startsWith('text/')) {
+    return 'text';
+  }
+  return 'opaque';
+}
+
+/** Reads a stream to its end, refusing more than `maxBytes` with `tooLarge()` as soon as it is passed. */
+export async function readAll(stream: Readable, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      stream.destroy();
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function requestTooLarge(): ApiError {
+  return new ApiError(
+    413,
+    `Request bodies the proxy reads (JSON, form and text) are limited to ${MAX_PROXY_BODY_BYTES / 1024 / 1024} MB.`,
+  );
+}
+
+/** A body as transform code sees it: an object for JSON, a string otherwise (DESIGN §7). */
+export function bodyForCode(raw: Buffer, kind: BodyKind): JsonValue {
+  const text = raw.toString('utf8');
+  if (kind === 'json' && text.trim() !== '') {
+    try {
+      return JSON.parse(text) as JsonValue;
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+/** What code returned as a body, as bytes to send: strings as they are, other values as JSON. */
+export function bodyFromCode(value: unknown): Buffer | undefined {
+  if (value === undefined || value === null) {
+    return undefined;
+  }
+  return Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
+}
+
+/** Parses a JSON request body that holds expressions; the error says what is wrong, never the body. */
+export function parseJsonBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw ApiError.badRequest('The request body is declared as JSON but is not valid JSON.');
+  }
+}

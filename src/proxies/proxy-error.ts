@@ -1,0 +1,27 @@
+import type { Response } from 'express';
+import { toProblem } from '../common/to-problem';
+import { OutboundError } from '../outbound';
+import { CustomHttpResponse } from '../sandbox/sandbox-outcome';
+
+/**
+ * Answers a failure of the proxy itself as `{ "proxy_error": <problem details> }` (spec §4.5 rule 5), or
+ * a transform's CustomHttpResponseError as the response it describes. Nothing of the request is quoted.
+ */
+export function sendProxyError(res: Response, err: unknown): void {
+  if (res.headersSent) {
+    // The destination's answer had started: all that is left is to cut it short.
+    res.destroy();
+    return;
+  }
+  if (err instanceof OutboundError && err.failure === 'aborted') {
+    // Our caller went away first; nobody reads an answer.
+    res.destroy();
+    return;
+  }
+  if (err instanceof CustomHttpResponse) {
+    res.status(err.status).set(err.headers).json(err.body);
+    return;
+  }
+  const problem = toProblem(err);
+  res.status(problem.status).type('application/json').json({ proxy_error: problem });
+}

@@ -1,0 +1,81 @@
+import { applyDecorators, Controller, Delete, Get, Patch, Post, Put, Req, Res } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { API_KEY_SCHEME, Public } from '../auth/decorators';
+import { sendProxyError } from './proxy-error';
+import { ProxyForwarder } from './proxy-forwarder.service';
+
+const PATHS = ['proxy', 'proxy/*path'];
+
+const DESCRIPTION =
+  'Forwards the request to a destination, replacing `{{ <token id> }}` expressions in a JSON, ' +
+  'form-urlencoded or text body with the token data (token:use on each token, at most 100 tokens). Any ' +
+  'path and query after `/proxy` are appended to the destination. Route with `BT-PROXY-KEY` (or the ' +
+  '`bt-proxy-key` query parameter) for a configured proxy, or `BT-PROXY-URL` for any HTTPS destination. ' +
+  "The destination's status, headers and body come back untouched, with `BT-PROXY-DESTINATION-STATUS`; " +
+  'errors of the proxy itself answer `{ "proxy_error": <problem details> }`.';
+
+/**
+ * /proxy for each method the spec names. Authentication is the forwarder's (a configured proxy may not
+ * need a key), and so are errors: they answer `proxy_error`, not the common body.
+ */
+@ApiTags('Proxy')
+@Controller()
+@Public()
+export class ProxyForwarderController {
+  constructor(private readonly forwarder: ProxyForwarder) {}
+
+  @Get(PATHS)
+  @Documented('GET')
+  get(@Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.handle(req, res);
+  }
+
+  @Post(PATHS)
+  @Documented('POST')
+  post(@Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.handle(req, res);
+  }
+
+  @Put(PATHS)
+  @Documented('PUT')
+  put(@Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.handle(req, res);
+  }
+
+  @Patch(PATHS)
+  @Documented('PATCH')
+  patch(@Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.handle(req, res);
+  }
+
+  @Delete(PATHS)
+  @Documented('DELETE')
+  delete(@Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.handle(req, res);
+  }
+
+  private async handle(req: Request, res: Response): Promise<void> {
+    try {
+      await this.forwarder.forward(req, res);
+    } catch (err) {
+      sendProxyError(res, err);
+    }
+  }
+}
+
+function Documented(method: string): MethodDecorator {
+  return applyDecorators(
+    ApiOperation({ summary: `Proxy a ${method} request`, description: DESCRIPTION }),
+    ApiSecurity(API_KEY_SCHEME),
+    ApiHeader({ name: 'BT-PROXY-KEY', required: false, description: 'Key of a configured proxy.' }),
+    ApiHeader({ name: 'BT-PROXY-URL', required: false, description: 'HTTPS destination base URL.' }),
+    ApiQuery({ name: 'bt-proxy-key', required: false, description: 'Key of a configured proxy.' }),
+    ApiResponse({ status: 200, description: "The destination's response, untouched." }),
+    ApiResponse({ status: 400, description: '`proxy_error`: no route, a refused destination, a bad body.' }),
+    ApiResponse({ status: 401, description: '`proxy_error`: missing or invalid BT-API-KEY.' }),
+    ApiResponse({ status: 403, description: '`proxy_error`: no token:use on a referenced token.' }),
+    ApiResponse({ status: 408, description: '`proxy_error`: the destination did not answer in time.' }),
+    ApiResponse({ status: 502, description: '`proxy_error`: the destination could not be reached.' }),
+  );
+}

@@ -1,0 +1,355 @@
+import { Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { pipeline } from 'node:stream/promises';
+import { ApplicationsService } from '../applications/applications.service';
+import { API_KEY_HEADER } from '../auth/api-key.guard';
+import { Principal } from '../auth/principal';
+import { ApiError } from '../common/api-error';
+import { MetricsService } from '../health/metrics.service';
+import { checkDestinationUrl, OutboundClient, OutboundError, OutboundResponse } from '../outbound';
+import { DetokenizeService } from '../tokens/detokenize.service';
+import {
+  bodyForCode,
+  bodyFromCode,
+  BodyKind,
+  bodyKind,
+  MAX_PROXY_BODY_BYTES,
+  parseJsonBody,
+  readAll,
+  requestTooLarge,
+} from './proxy-body';
+import {
+  DESTINATION_STATUS_HEADER,
+  destinationUrl,
+  forwardedHeaders,
+  forwardedPath,
+  forwardedQuery,
+  HeaderMap,
+  PROXY_KEY_HEADER,
+  PROXY_KEY_QUERY,
+  PROXY_URL_HEADER,
+  returnedHeaders,
+  TRACE_HEADER,
+} from './proxy-request';
+import { ProxyTransforms, TransformResult } from './proxy-transforms';
+import { LoadedProxy, ProxiesService } from './proxies.service';
+
+/** Where a /proxy request goes and with whose rights (spec §4.5, §5 rule 2). */
+interface Route {
+  destination: string;
+  /** Detokenizes the body; null when nobody may (a proxy without auth and without an application). */
+  detokenizer: Principal | null;
+  proxy: LoadedProxy | null;
+}
+
+/** Destination responses read into memory for a response transform. */
+const MAX_TRANSFORMED_RESPONSE_BYTES = 5 * 1024 * 1024;
+
+/**
+ * The /proxy forwarder: routes by proxy key or URL, authenticates, detokenizes the body with the caller's
+ * (or the proxy application's) token:use, runs transforms in the sandbox and relays the destination's
+ * answer. Every outbound byte goes through OutboundClient, the one guarded way out.
+ */
+@Injectable()
+export class ProxyForwarder {
+  constructor(
+    private readonly proxies: ProxiesService,
+    private readonly applications: ApplicationsService,
+    private readonly detokenizer: DetokenizeService,
+    private readonly outbound: OutboundClient,
+    private readonly transforms: ProxyTransforms,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  /** Sends the destination's answer on `res`, or throws for the caller to answer with a proxy_error. */
+  async forward(req: Request, res: Response): Promise<void> {
+    const route = await this.route(req);
+    const path = forwardedPath(req.originalUrl);
+    const query = forwardedQuery(req.originalUrl);
+    const url = destinationUrl(route.destination, path, query);
+    const checked = checkDestinationUrl(url);
+    if (!checked.ok) {
+      throw OutboundError.refused(checked.reason);
+    }
+    let headers = forwardedHeaders(req.headers);
+    const trace = res.getHeader(TRACE_HEADER);
+    if (typeof trace === 'string') {
+      headers[TRACE_HEADER] = trace;
+    }
+    const kind = bodyKind(req.headers['content-type']);
+    const proxy = route.proxy;
+    const streamed = kind === 'opaque' && (proxy === null || proxy.proxy.requestTransformCode === null);
+    let body: Buffer | Request | undefined = streamed
+      ? bodyOrNothing(req)
+      : await this.detokenizedBody(req, kind, route.detokenizer);
+
+    if (proxy !== null && proxy.proxy.requestTransformCode !== null) {
+      const result = await this.transforms.run(proxy, proxy.proxy.requestTransformCode, {
+        body: bodyForCode((body as Buffer | undefined) ?? Buffer.alloc(0), kind),
+        headers: singleValued(headers),
+        method: req.method,
+        path,
+        query: query.replace(/^\?/, ''),
+      });
+      ({ headers, body } = applyResult(result, headers, body as Buffer | undefined));
+    } else if (streamed && body !== undefined && req.headers['content-length'] !== undefined) {
+      headers['content-length'] = req.headers['content-length'];
+    }
+
+    const aborter = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) {
+        aborter.abort();
+      }
+    });
+    const responseTransform = proxy?.proxy.responseTransformCode ?? null;
+    if (responseTransform !== null) {
+      // A transform reads the body as text or JSON: ask for it uncompressed.
+      headers['accept-encoding'] = 'identity';
+    }
+    const stopTimer = this.metrics.proxyUpstream.startTimer();
+    let response: OutboundResponse;
+    try {
+      response = await this.outbound.request({
+        method: req.method,
+        url: checked.url,
+        headers,
+        body,
+        signal: aborter.signal,
+      });
+    } catch (err) {
+      stopTimer({ outcome: err instanceof OutboundError ? err.failure : 'error' });
+      throw err;
+    }
+    stopTimer({ outcome: 'response' });
+
+    if (responseTransform !== null && proxy !== null && response.status >= 200 && response.status < 300) {
+      await this.sendTransformed(res, response, proxy, responseTransform);
+      return;
+    }
+    await relay(res, response);
+  }
+
+  private async route(req: Request): Promise<Route> {
+    const key = single(req.headers[PROXY_KEY_HEADER], PROXY_KEY_HEADER) ?? queryKey(req);
+    const url = single(req.headers[PROXY_URL_HEADER], PROXY_URL_HEADER);
+    if (key !== undefined && url !== undefined) {
+      throw ApiError.badRequest('Send either BT-PROXY-KEY or BT-PROXY-URL, not both.');
+    }
+    if (key !== undefined) {
+      return this.configuredRoute(req, key);
+    }
+    if (url === undefined) {
+      throw ApiError.badRequest(
+        'A BT-PROXY-KEY header (or bt-proxy-key query parameter) or a BT-PROXY-URL header is required.',
+      );
+    }
+    // Calls with BT-PROXY-URL always authenticate (spec §5 rule 2).
+    const caller = await this.caller(req);
+    return { destination: url, detokenizer: caller, proxy: null };
+  }
+
+  private async configuredRoute(req: Request, key: string): Promise<Route> {
+    const proxy = await this.proxies.findByKey(key);
+    if (proxy === null) {
+      throw new ApiError(404, 'No proxy has this proxy key.');
+    }
+    const { tenantId, applicationId } = proxy.proxy;
+    if (proxy.proxy.requireAuth) {
+      const caller = await this.caller(req);
+      if (caller.tenantId !== tenantId) {
+        // Another tenant's proxy is answered like a missing one: its existence is not revealed.
+        throw new ApiError(404, 'No proxy has this proxy key.');
+      }
+      return { destination: proxy.proxy.destinationUrl, detokenizer: caller, proxy };
+    }
+    // No caller: the proxy's application (if any) supplies the rights to detokenize (DESIGN §7).
+    const application =
+      applicationId === null ? null : await this.applications.principalFor(tenantId, applicationId);
+    return { destination: proxy.proxy.destinationUrl, detokenizer: application, proxy };
+  }
+
+  /** The authenticated caller, who needs token:use to invoke the proxy (spec §5). */
+  private async caller(req: Request): Promise<Principal> {
+    const key = req.headers[API_KEY_HEADER];
+    if (typeof key !== 'string' || key === '') {
+      throw ApiError.unauthorized();
+    }
+    const principal = await this.applications.authenticate(key);
+    if (principal === null) {
+      throw ApiError.unauthorized('The BT-API-KEY is not valid.');
+    }
+    if (!principal.permissions.has('token:use')) {
+      throw ApiError.forbidden('The application lacks the permission token:use.');
+    }
+    return principal;
+  }
+
+  private async detokenizedBody(
+    req: Request,
+    kind: BodyKind,
+    principal: Principal | null,
+  ): Promise<Buffer | undefined> {
+    if (!hasBody(req)) {
+      return undefined;
+    }
+    const raw = await readAll(req, MAX_PROXY_BODY_BYTES, requestTooLarge);
+    // Expressions need `{{` (percent-encoded in a form): a body without it is sent as received, byte for byte.
+    if (
+      kind === 'opaque' ||
+      !(raw.includes('{{') || (kind === 'form' && /%7b%7b/i.test(raw.toString('latin1'))))
+    ) {
+      return raw;
+    }
+    const text = raw.toString('utf8');
+    if (kind === 'json') {
+      const value = parseJsonBody(text);
+      const detokenized = await this.detokenizer.detokenize(allowed(principal), value);
+      return Buffer.from(JSON.stringify(detokenized));
+    }
+    if (kind === 'form') {
+      const form = new URLSearchParams(text);
+      const pairs = [...form.entries()];
+      if (!pairs.some(([, value]) => value.includes('{{'))) {
+        return raw;
+      }
+      // One detokenization (one query) for every field; each field becomes text again.
+      const values = (await this.detokenizer.detokenize(
+        allowed(principal),
+        pairs.map(([, value]) => value),
+      )) as unknown[];
+      const out = new URLSearchParams();
+      pairs.forEach(([name], i) => out.append(name, asText(values[i])));
+      return Buffer.from(out.toString());
+    }
+    return Buffer.from(await this.detokenizer.detokenizeText(allowed(principal), text));
+  }
+
+  private async sendTransformed(
+    res: Response,
+    response: OutboundResponse,
+    proxy: LoadedProxy,
+    code: string,
+  ): Promise<void> {
+    const raw = await readAll(
+      response.body,
+      MAX_TRANSFORMED_RESPONSE_BYTES,
+      () => new OutboundError('response_too_large', 'The destination response is too large to transform.'),
+    );
+    const headers: HeaderMap = {};
+    for (const [name, value] of returnedHeaders(response.rawHeaders)) {
+      const lower = name.toLowerCase();
+      headers[lower] = headers[lower] === undefined ? value : [headers[lower], value].flat();
+    }
+    const kind = bodyKind(response.headers['content-type']);
+    const result = await this.transforms.run(proxy, code, {
+      body: bodyForCode(raw, kind),
+      headers: singleValued(headers),
+      status: response.status,
+    });
+    const { headers: outHeaders, body } = applyResult(result, headers, raw);
+    delete outHeaders['content-length'];
+    delete outHeaders['content-encoding'];
+    res.status(response.status);
+    for (const [name, value] of Object.entries(outHeaders)) {
+      res.setHeader(name, value);
+    }
+    res.setHeader(DESTINATION_STATUS_HEADER, String(response.status));
+    res.end(body);
+  }
+}
+
+/** Streams the destination's answer back untouched (status, headers in their raw names, body bytes). */
+async function relay(res: Response, response: OutboundResponse): Promise<void> {
+  const grouped = new Map<string, { name: string; values: string[] }>();
+  for (const [name, value] of returnedHeaders(response.rawHeaders)) {
+    const lower = name.toLowerCase();
+    const entry = grouped.get(lower) ?? { name, values: [] };
+    entry.values.push(value);
+    grouped.set(lower, entry);
+  }
+  for (const [lower, { name, values }] of grouped) {
+    if (lower !== TRACE_HEADER) {
+      res.setHeader(name, values.length === 1 ? values[0] : values);
+    }
+  }
+  res.setHeader(DESTINATION_STATUS_HEADER, String(response.status));
+  res.statusCode = response.status;
+  if (response.statusText !== '') {
+    res.statusMessage = response.statusText;
+  }
+  try {
+    await pipeline(response.body, res);
+  } catch {
+    // The head is sent: a failure now can only cut the answer short, which the caller sees as an error.
+    res.destroy();
+  }
+}
+
+function allowed(principal: Principal | null): Principal {
+  if (principal === null) {
+    throw ApiError.forbidden(
+      'This proxy has no application, so it cannot detokenize: set an application with token:use on the proxy.',
+    );
+  }
+  return principal;
+}
+
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+function bodyOrNothing(req: Request): Request | undefined {
+  return hasBody(req) ? req : undefined;
+}
+
+function single(value: string | string[] | undefined, name: string): string | undefined {
+  if (Array.isArray(value)) {
+    throw ApiError.badRequest(`Send the ${name} header once.`);
+  }
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function queryKey(req: Request): string | undefined {
+  const value = (req.query as Record<string, unknown>)[PROXY_KEY_QUERY];
+  if (value === undefined || value === '') {
+    return undefined;
+  }
+  if (typeof value !== 'string') {
+    throw ApiError.badRequest(`Send the ${PROXY_KEY_QUERY} query parameter once.`);
+  }
+  return value;
+}
+
+function singleValued(headers: HeaderMap): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/** What a transform returned, as headers and bytes to send; what it left out stays as it was. */
+function applyResult(
+  result: TransformResult,
+  headers: HeaderMap,
+  body: Buffer | undefined,
+): { headers: HeaderMap; body: Buffer | undefined } {
+  const out = { ...(result.headers ?? headers) };
+  if (!result.hasBody) {
+    return { headers: out, body };
+  }
+  // A body given as a JSON value is sent as JSON: say so when the code named no type.
+  if (typeof result.body === 'object' && result.body !== null && out['content-type'] === undefined) {
+    out['content-type'] = 'application/json';
+  }
+  return { headers: out, body: bodyFromCode(result.body) };
+}
+
+function asText(value: unknown): string {
+  if (value === null || value === undefined) {
+    return '';
+  }
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}

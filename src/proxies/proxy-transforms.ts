@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { ApplicationsService } from '../applications/applications.service';
+import { ApiError } from '../common/api-error';
+import { BtBridge } from '../sandbox/bt-bridge';
+import { FetchBridge } from '../sandbox/fetch-bridge';
+import { failureToError } from '../sandbox/sandbox-outcome';
+import { JsonValue, SandboxProvider } from '../sandbox/sandbox.provider';
+import { HeaderMap, headersFromCode } from './proxy-request';
+import type { LoadedProxy } from './proxies.service';
+
+/** What a transform returned: headers to send instead (when it gave any) and the body (when it gave one). */
+export interface TransformResult {
+  headers: HeaderMap | undefined;
+  hasBody: boolean;
+  body: unknown;
+}
+
+/**
+ * Runs a proxy's request or response transform in the sandbox with `{ args, configuration, bt }`
+ * (DESIGN §7): `bt` acts with the proxy's application, and is null without one; `fetch` leaves through the
+ * same destination guard as the proxy itself.
+ */
+@Injectable()
+export class ProxyTransforms {
+  constructor(
+    private readonly sandbox: SandboxProvider,
+    private readonly applications: ApplicationsService,
+    private readonly bt: BtBridge,
+    private readonly fetch: FetchBridge,
+  ) {}
+
+  async run(proxy: LoadedProxy, code: string, args: { [key: string]: JsonValue }): Promise<TransformResult> {
+    const { tenantId, applicationId } = proxy.proxy;
+    const application =
+      applicationId === null ? null : await this.applications.principalFor(tenantId, applicationId);
+    const outcome = await this.sandbox.run({
+      code,
+      req: { args, configuration: proxy.configuration },
+      bt: application === null ? undefined : this.bt.handlers(application),
+      host: this.fetch.handlers(),
+    });
+    if (!outcome.ok) {
+      throw failureToError(outcome.error, 'transform');
+    }
+    return resultOf(outcome.value);
+  }
+}
+
+function resultOf(value: JsonValue): TransformResult {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ApiError(500, 'The transform must return an object such as { body, headers }.', {
+      error: ['The transform returned a value that is not an object.'],
+    });
+  }
+  return {
+    headers: value.headers === undefined ? undefined : headersFromCode(value.headers),
+    hasBody: Object.prototype.hasOwnProperty.call(value, 'body'),
+    body: value.body,
+  };
+}

@@ -1,0 +1,50 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+
+/** A configured proxy. `key` and `configuration` are sealed (see the migration); `keyHash` routes requests. */
+@Entity('proxies')
+export class Proxy {
+  @PrimaryColumn('uuid', { name: 'tenant_id' })
+  tenantId: string;
+
+  @PrimaryColumn('uuid')
+  id: string;
+
+  @Column('text')
+  name: string;
+
+  @Column('text', { name: 'key_hash' })
+  keyHash: string;
+
+  @Column('bytea')
+  key: Buffer;
+
+  @Column('text', { name: 'destination_url' })
+  destinationUrl: string;
+
+  @Column('text', { name: 'request_transform_code', nullable: true })
+  requestTransformCode: string | null;
+
+  @Column('text', { name: 'response_transform_code', nullable: true })
+  responseTransformCode: string | null;
+
+  @Column('uuid', { name: 'application_id', nullable: true })
+  applicationId: string | null;
+
+  @Column('bytea', { nullable: true })
+  configuration: Buffer | null;
+
+  @Column('boolean', { name: 'require_auth' })
+  requireAuth: boolean;
+
+  @Column('uuid', { name: 'created_by', nullable: true })
+  createdBy: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @Column('uuid', { name: 'modified_by', nullable: true })
+  modifiedBy: string | null;
+
+  @Column('timestamptz', { name: 'modified_at', nullable: true })
+  modifiedAt: Date | null;
+}
