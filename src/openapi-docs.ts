@@ -73,7 +73,7 @@ function errorStatuses(key: string, op: Operation): number[] {
   if (key.startsWith('DELETE /reactor-formulas')) {
     statuses.add(409);
   }
-  if (key.startsWith('POST /reactor-formulas') || key.startsWith('PUT /reactor-formulas')) {
+  if (/^(POST|PUT) \/(reactor-formulas|proxies)/.test(key)) {
     statuses.add(422);
   }
   return [...statuses];
@@ -106,13 +106,37 @@ const PROBLEM_SCHEMA = {
   },
 };
 
+/** The proxy's own errors (spec §4.5 rule 5): the problem details wrapped in `proxy_error`. */
+const PROXY_ERROR_SCHEMA = {
+  type: 'object',
+  required: ['proxy_error'],
+  properties: { proxy_error: { $ref: '#/components/schemas/ProblemDetails' } },
+};
+
+function isProxyPath(path: string): boolean {
+  return path === '/proxy' || path.startsWith('/proxy/');
+}
+
+/** /proxy relays the destination's answers; its own failures are `{ proxy_error }` JSON bodies. */
+function describeProxyErrors(op: Operation): void {
+  for (const [status, response] of Object.entries(op.responses)) {
+    if (Number(status) >= 400) {
+      response.content = { 'application/json': { schema: { $ref: '#/components/schemas/ProxyError' } } };
+    }
+  }
+}
+
 /**
  * Completes the generated document for people using /docs: a summary and description per operation,
  * the error answers each can give (problem details), working examples, and the merge-patch media type.
  */
 export function completeDocument(document: OpenAPIObject): OpenAPIObject {
   document.components = document.components ?? {};
-  document.components.schemas = { ...(document.components.schemas ?? {}), ProblemDetails: PROBLEM_SCHEMA };
+  document.components.schemas = {
+    ...(document.components.schemas ?? {}),
+    ProblemDetails: PROBLEM_SCHEMA,
+    ProxyError: PROXY_ERROR_SCHEMA,
+  };
   for (const [path, methods] of Object.entries(document.paths)) {
     for (const [method, raw] of Object.entries(methods as Record<string, Operation>)) {
       const op = raw;
@@ -133,6 +157,10 @@ export function completeDocument(document: OpenAPIObject): OpenAPIObject {
         for (const media of Object.values(op.requestBody.content)) {
           media.examples = examples;
         }
+      }
+      if (isProxyPath(path)) {
+        describeProxyErrors(op);
+        continue;
       }
       for (const status of errorStatuses(key, op)) {
         op.responses[String(status)] = {

@@ -21,6 +21,15 @@ const FORMULA = {
   request_parameters: [{ name: 'card.number', description: 'Card number', type: 'string' }],
 };
 
+const PROXY_WITH_TRANSFORM = {
+  name: 'Acme Payments (USD)',
+  destination_url: 'https://api.example.com/v1',
+  request_transform: {
+    code: 'module.exports = async function (req) {\n  return { body: { ...req.args.body, currency: req.configuration.currency }, headers: req.args.headers };\n};',
+  },
+  configuration: { currency: 'USD' },
+};
+
 export const OPERATION_EXAMPLES: Record<string, Record<string, OperationExample>> = {
   'POST /applications': {
     private: {
@@ -119,6 +128,19 @@ export const OPERATION_EXAMPLES: Record<string, Record<string, OperationExample>
   },
   'PUT /reactors/{id}': {
     rename: { summary: 'Rename', value: { name: 'Card insights (checkout)', configuration: {} } },
+  },
+  'POST /proxies': {
+    processor: {
+      summary: 'A payment processor, callers authenticated',
+      value: { name: 'Acme Payments', destination_url: 'https://api.example.com/v1', require_auth: true },
+    },
+    transform: { summary: 'With a request transform and its configuration', value: PROXY_WITH_TRANSFORM },
+  },
+  'PUT /proxies/{id}': {
+    open: {
+      summary: 'Callable with the proxy key alone',
+      value: { name: 'Acme Payments', destination_url: 'https://api.example.com/v1', require_auth: false },
+    },
   },
   'POST /reactors/{id}/react': {
     literal: {

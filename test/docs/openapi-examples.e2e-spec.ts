@@ -37,6 +37,9 @@ describe('the OpenAPI document for /docs', () => {
     ).body.id;
     ids['/tokens/{id}'] = (await m('post', '/tokens', { type: 'token', data: 'docs' }, tokenKey)).body.id;
     ids['/reactor-formulas/{id}'] = (await m('post', '/reactor-formulas', formulaBody())).body.id;
+    ids['/proxies/{id}'] = (
+      await m('post', '/proxies', { name: 'docs', destination_url: 'https://api.example.com' })
+    ).body.id;
     ids['/reactors/{id}'] = (
       await m('post', '/reactors', { name: 'docs', configuration: {}, formula: { id: CARD_INSIGHTS.id } })
     ).body.id;
@@ -55,9 +58,12 @@ describe('the OpenAPI document for /docs', () => {
           summary: 'string',
           description: 'string',
         });
+        // /proxy's own errors are `{ proxy_error: <problem details> }` (spec §4.5 rule 5).
+        const errorType =
+          path.startsWith('/proxy/') || path === '/proxy' ? 'application/json' : 'application/problem+json';
         for (const [status, response] of Object.entries(op.responses)) {
           if (Number(status) >= 400 && Number(status) !== 503) {
-            expect(Object.keys(response.content ?? {})).toEqual(['application/problem+json']);
+            expect(Object.keys(response.content ?? {})).toEqual([errorType]);
           }
         }
       }
