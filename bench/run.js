@@ -22,6 +22,7 @@ const { execFileSync } = require('node:child_process');
 const { mkdirSync, writeFileSync } = require('node:fs');
 const { join, resolve } = require('node:path');
 const scenarios = require('./scenarios');
+const { startEchoServer } = require('./echo-server');
 const { startServer } = require('./server');
 
 const RESULTS_FILE = join(__dirname, 'results', 'latest.json');
@@ -79,6 +80,10 @@ function scenarioContext(server) {
 
 /** autocannon options for a scenario's request definition. */
 function autocannonOptions(baseUrl, definition) {
+  // An absolute `url` (a scenario measuring another server, such as the proxy's direct baseline) as it is.
+  if (typeof definition.url === 'string') {
+    return definition;
+  }
   const encode = (request) => {
     if (request.body === undefined || typeof request.body === 'string' || Buffer.isBuffer(request.body)) {
       return request;
@@ -229,14 +234,21 @@ async function main() {
   ];
 
   let server = null;
+  /** The proxy scenarios' world, started on first use: an HTTPS echo server and a vault that may reach it. */
+  let proxyWorld = null;
+  const stopAll = async () => {
+    await Promise.all([server?.stop(), proxyWorld?.server.stop(), proxyWorld?.echo.stop()]);
+  };
   const stopOnSignal = (signal) => {
     process.stderr.write(`\n${signal}: stopping the server\n`);
-    const stopping = server !== null ? server.stop() : Promise.resolve();
-    void stopping.finally(() => process.exit(130));
+    void stopAll().finally(() => process.exit(130));
   };
   process.once('SIGINT', stopOnSignal);
   process.once('SIGTERM', stopOnSignal);
-  process.once('exit', () => server?.killNow());
+  process.once('exit', () => {
+    server?.killNow();
+    proxyWorld?.server.killNow();
+  });
 
   const startedAt = new Date();
   const commit = gitCommit();
@@ -248,8 +260,25 @@ async function main() {
         `${config.connections} connections, ` +
         `${config.duration} s per scenario after ${config.warmup} s of warm-up\n`,
     );
-    const ctx = scenarioContext(server);
+    const mainWorld = { server, ctx: scenarioContext(server) };
+    const worldOf = async (scenario) => {
+      if (scenario.server !== 'proxy') {
+        return mainWorld;
+      }
+      if (proxyWorld === null) {
+        const echo = await startEchoServer();
+        const proxyServer = await startServer({
+          postgresUrl: config.postgresUrl,
+          cpuProfileDir: config.cpuProfileDir,
+          entry: join(__dirname, 'proxy-vault.js'),
+          env: { NODE_ENV: 'development', PROXY_ALLOW_LOOPBACK: 'true', PROXY_CA_FILE: echo.caFile },
+        });
+        proxyWorld = { echo, server: proxyServer, ctx: { ...scenarioContext(proxyServer), echo } };
+      }
+      return proxyWorld;
+    };
     for (const scenario of selected) {
+      const { server: target, ctx } = await worldOf(scenario);
       const setupNotes = {};
       const setupStarted = Date.now();
       const data = scenario.setup
@@ -264,16 +293,16 @@ async function main() {
       const setupSeconds = (Date.now() - setupStarted) / 1000;
       const definition =
         typeof scenario.request === 'function' ? scenario.request(ctx, data) : scenario.request;
-      const options = autocannonOptions(server.baseUrl, definition);
+      const options = autocannonOptions(target.baseUrl, definition);
       // A scenario may fix its own concurrency (latency at 1 connection, say); others use BENCH_CONNECTIONS.
       const connections = scenario.connections ?? config.connections;
       if (config.warmup > 0) {
         await measure(options, config.warmup, connections);
       }
-      const cpuBefore = server.cpuSeconds();
+      const cpuBefore = target.cpuSeconds();
       const row = summarize(scenario, await measure(options, config.duration, connections));
       row.connections = connections;
-      const cpuAfter = server.cpuSeconds();
+      const cpuAfter = target.cpuSeconds();
       row.server_cpu_ms_per_request =
         cpuBefore !== null && cpuAfter !== null && row.requests > 0
           ? round(((cpuAfter - cpuBefore) * 1000) / row.requests, 3)
@@ -293,7 +322,7 @@ async function main() {
           `  warning: status codes ${JSON.stringify(row.status_codes)}, ${row.errors} connection errors\n`,
         );
       }
-      const crash = server.unexpectedExit();
+      const crash = target.unexpectedExit();
       if (crash !== null) {
         throw new Error(`${scenario.name}: ${crash}`);
       }
@@ -306,7 +335,7 @@ async function main() {
     }
     throw err;
   } finally {
-    await server.stop();
+    await stopAll();
   }
 
   console.log(`Summary (throughput relative to ${baseline.name})\n${table(rows)}\n`);

@@ -13,6 +13,9 @@
  *             a sequence per connection; `setupRequest` may change each request (vary a body, a path;
  *             a body it sets must already be a string).
  *   connections  optional: concurrency of this scenario instead of BENCH_CONNECTIONS
+ *   server    optional: 'proxy' runs the scenario on a second vault that may reach the bench HTTPS echo server
+ *             (bench/echo-server.js, bench/proxy-vault.js); its ctx also has `echo` ({ hostUrl, directUrl });
+ *             a request definition with an absolute `url` goes to that URL instead of the vault
  *   tokensPerRequest  optional: tokens each request creates; the report adds tokens/s = req/s × this
  *   targets   optional [{ label, measure(row, byName) -> number | null, op: '>=' | '<=', threshold, unit? }]:
  *             checked after the run and listed as PASS/MISS (null: a scenario it needs did not run)
@@ -147,6 +150,69 @@ function reactRequest(ctx, data) {
     body: JSON.stringify({ args: { card: `{{ ${data.card} }}` } }),
   };
 }
+
+const PROXY_20 = 'POST /proxy (3 tokens, 20 connections)';
+const DIRECT_20 = 'proxy baseline: direct HTTPS echo (20 connections)';
+const PROXY_1 = 'POST /proxy (3 tokens, 1 connection)';
+const DIRECT_1 = 'proxy baseline: direct HTTPS echo (1 connection)';
+const PROXY_CONNECTIONS = 20;
+
+/**
+ * Three card tokens, a caller with token:use, and the body the proxy sends on: run once against the proxy to
+ * check that the echo server receives the card numbers in clear. `ctx.echo` is the bench echo server.
+ */
+async function proxySetup(ctx) {
+  if (!ctx.cache.has('proxy')) {
+    ctx.cache.set(
+      'proxy',
+      (async () => {
+        const caller = await ctx.createApplication({
+          name: 'bench proxy caller',
+          type: 'private',
+          permissions: ['token:create', 'token:use'],
+        });
+        const cards = [];
+        for (let i = 0; i < 3; i += 1) {
+          const body = cardBody();
+          const card = await ctx.api('POST', '/tokens', body, caller.key);
+          cards.push({ id: card.id, number: body.data.number });
+        }
+        const templated = JSON.stringify({
+          cards: cards.map((c) => `{{ ${c.id} | json: '$.number' }}`),
+          amount: 1000,
+        });
+        const clear = JSON.stringify({ cards: cards.map((c) => c.number), amount: 1000 });
+        const check = await fetch(`${ctx.baseUrl}/proxy/charge`, {
+          method: 'POST',
+          headers: { ...jsonHeaders(caller.key), 'bt-proxy-url': ctx.echo.hostUrl },
+          body: templated,
+        });
+        const echoed = await check.json();
+        if (check.status !== 200 || echoed.received !== clear) {
+          throw new Error(`${PROXY_20}: the echo server did not receive the card numbers: ${check.status}`);
+        }
+        return { key: caller.key, templated, clear };
+      })(),
+    );
+  }
+  return ctx.cache.get('proxy');
+}
+
+const proxyRequest = (ctx, data) => ({
+  method: 'POST',
+  path: '/proxy/charge',
+  headers: { ...jsonHeaders(data.key), 'bt-proxy-url': ctx.echo.hostUrl },
+  body: data.templated,
+});
+
+const directRequest = (ctx, data) => ({
+  url: `${ctx.echo.directUrl}/charge`,
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: data.clear,
+});
+
+const versus = (other, measure) => (row, byName) => (byName[other] ? measure(row, byName[other]) : null);
 
 module.exports = [
   {
@@ -324,6 +390,51 @@ module.exports = [
         measure: (row) => row.latency_p50_ms,
         op: '<=',
         threshold: 5,
+        unit: 'ms',
+      },
+    ],
+  },
+  {
+    name: DIRECT_20,
+    server: 'proxy',
+    connections: PROXY_CONNECTIONS,
+    setup: proxySetup,
+    request: directRequest,
+  },
+  {
+    name: PROXY_20,
+    server: 'proxy',
+    connections: PROXY_CONNECTIONS,
+    setup: proxySetup,
+    request: proxyRequest,
+    targets: [
+      {
+        label: `req/s vs ${DIRECT_20}`,
+        measure: versus(DIRECT_20, (row, direct) => row.requests_per_second / direct.requests_per_second),
+        op: '>=',
+        threshold: 0.5,
+      },
+    ],
+  },
+  {
+    name: DIRECT_1,
+    server: 'proxy',
+    connections: 1,
+    setup: proxySetup,
+    request: directRequest,
+  },
+  {
+    name: PROXY_1,
+    server: 'proxy',
+    connections: 1,
+    setup: proxySetup,
+    request: proxyRequest,
+    targets: [
+      {
+        label: `p50 added to ${DIRECT_1}`,
+        measure: versus(DIRECT_1, (row, direct) => row.latency_p50_ms - direct.latency_p50_ms),
+        op: '<=',
+        threshold: 2,
         unit: 'ms',
       },
     ],

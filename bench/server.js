@@ -52,11 +52,11 @@ async function createPostgresDatabase(url) {
 }
 
 /**
- * Starts `node dist/src/main.js` with a generated bootstrap key, on a temporary embedded database or, when
+ * Starts `node dist/src/main.js` (or `entry`, with `env` on top) with a generated bootstrap key, on a temporary embedded database or, when
  * `postgresUrl` is given, on a new database of that server. Resolves once /health/ready answers 200.
  * With `cpuProfileDir`, the server writes a V8 CPU profile there when it stops.
  */
-async function startServer({ postgresUrl, cpuProfileDir = null }) {
+async function startServer({ postgresUrl, cpuProfileDir = null, entry = null, env: extraEnv = {} }) {
   const port = await freeLoopbackPort();
   const key = generateApiKey();
   const dataDir = mkdtempSync(join(tmpdir(), 'tv-bench-'));
@@ -72,10 +72,12 @@ async function startServer({ postgresUrl, cpuProfileDir = null }) {
     VAULT_BOOTSTRAP_API_KEY: key,
     VAULT_MASTER_KEYS: `bench-1:${randomBytes(32).toString('base64')}`,
     ...(postgres ? { DATABASE_URL: postgres.url } : {}),
+    ...extraEnv,
   };
   // --cpu-prof writes its .cpuprofile when the process exits, i.e. after stop()'s SIGTERM.
   const profiling = cpuProfileDir !== null ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
-  const child = spawn(process.execPath, [...profiling, join(ROOT, 'dist', 'src', 'main.js')], {
+  const script = entry ?? join(ROOT, 'dist', 'src', 'main.js');
+  const child = spawn(process.execPath, [...profiling, script], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
