@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { pipeline } from 'node:stream/promises';
 import { ApplicationsService } from '../applications/applications.service';
 import { API_KEY_HEADER } from '../auth/api-key.guard';
 import { Principal } from '../auth/principal';
@@ -10,7 +9,6 @@ import { checkDestinationUrl, OutboundClient, OutboundError, OutboundResponse } 
 import { DetokenizeService } from '../tokens/detokenize.service';
 import {
   bodyForCode,
-  bodyFromCode,
   BodyKind,
   bodyKind,
   MAX_PROXY_BODY_BYTES,
@@ -19,19 +17,17 @@ import {
   requestTooLarge,
 } from './proxy-body';
 import {
-  DESTINATION_STATUS_HEADER,
   destinationUrl,
   forwardedHeaders,
   forwardedPath,
   forwardedQuery,
-  HeaderMap,
   PROXY_KEY_HEADER,
   PROXY_KEY_QUERY,
   PROXY_URL_HEADER,
-  returnedHeaders,
   TRACE_HEADER,
 } from './proxy-request';
-import { ProxyTransforms, TransformResult } from './proxy-transforms';
+import { relay, sendTransformed } from './proxy-response';
+import { applyResult, ProxyTransforms, singleValued } from './proxy-transforms';
 import { LoadedProxy, ProxiesService } from './proxies.service';
 
 /** Where a /proxy request goes and with whose rights (spec §4.5, §5 rule 2). */
@@ -41,9 +37,6 @@ interface Route {
   detokenizer: Principal | null;
   proxy: LoadedProxy | null;
 }
-
-/** Destination responses read into memory for a response transform. */
-const MAX_TRANSFORMED_RESPONSE_BYTES = 5 * 1024 * 1024;
 
 /**
  * The /proxy forwarder: routes by proxy key or URL, authenticates, detokenizes the body with the caller's
@@ -124,7 +117,7 @@ export class ProxyForwarder {
     stopTimer({ outcome: 'response' });
 
     if (responseTransform !== null && proxy !== null && response.status >= 200 && response.status < 300) {
-      await this.sendTransformed(res, response, proxy, responseTransform);
+      await sendTransformed(res, response, (args) => this.transforms.run(proxy, responseTransform, args));
       return;
     }
     await relay(res, response);
@@ -224,66 +217,6 @@ export class ProxyForwarder {
     }
     return Buffer.from(await this.detokenizer.detokenizeText(allowed(principal), text));
   }
-
-  private async sendTransformed(
-    res: Response,
-    response: OutboundResponse,
-    proxy: LoadedProxy,
-    code: string,
-  ): Promise<void> {
-    const raw = await readAll(
-      response.body,
-      MAX_TRANSFORMED_RESPONSE_BYTES,
-      () => new OutboundError('response_too_large', 'The destination response is too large to transform.'),
-    );
-    const headers: HeaderMap = {};
-    for (const [name, value] of returnedHeaders(response.rawHeaders)) {
-      const lower = name.toLowerCase();
-      headers[lower] = headers[lower] === undefined ? value : [headers[lower], value].flat();
-    }
-    const kind = bodyKind(response.headers['content-type']);
-    const result = await this.transforms.run(proxy, code, {
-      body: bodyForCode(raw, kind),
-      headers: singleValued(headers),
-      status: response.status,
-    });
-    const { headers: outHeaders, body } = applyResult(result, headers, raw);
-    delete outHeaders['content-length'];
-    delete outHeaders['content-encoding'];
-    res.status(response.status);
-    for (const [name, value] of Object.entries(outHeaders)) {
-      res.setHeader(name, value);
-    }
-    res.setHeader(DESTINATION_STATUS_HEADER, String(response.status));
-    res.end(body);
-  }
-}
-
-/** Streams the destination's answer back untouched (status, headers in their raw names, body bytes). */
-async function relay(res: Response, response: OutboundResponse): Promise<void> {
-  const grouped = new Map<string, { name: string; values: string[] }>();
-  for (const [name, value] of returnedHeaders(response.rawHeaders)) {
-    const lower = name.toLowerCase();
-    const entry = grouped.get(lower) ?? { name, values: [] };
-    entry.values.push(value);
-    grouped.set(lower, entry);
-  }
-  for (const [lower, { name, values }] of grouped) {
-    if (lower !== TRACE_HEADER) {
-      res.setHeader(name, values.length === 1 ? values[0] : values);
-    }
-  }
-  res.setHeader(DESTINATION_STATUS_HEADER, String(response.status));
-  res.statusCode = response.status;
-  if (response.statusText !== '') {
-    res.statusMessage = response.statusText;
-  }
-  try {
-    await pipeline(response.body, res);
-  } catch {
-    // The head is sent: a failure now can only cut the answer short, which the caller sees as an error.
-    res.destroy();
-  }
 }
 
 function allowed(principal: Principal | null): Principal {
@@ -320,31 +253,6 @@ function queryKey(req: Request): string | undefined {
     throw ApiError.badRequest(`Send the ${PROXY_KEY_QUERY} query parameter once.`);
   }
   return value;
-}
-
-function singleValued(headers: HeaderMap): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    out[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return out;
-}
-
-/** What a transform returned, as headers and bytes to send; what it left out stays as it was. */
-function applyResult(
-  result: TransformResult,
-  headers: HeaderMap,
-  body: Buffer | undefined,
-): { headers: HeaderMap; body: Buffer | undefined } {
-  const out = { ...(result.headers ?? headers) };
-  if (!result.hasBody) {
-    return { headers: out, body };
-  }
-  // A body given as a JSON value is sent as JSON: say so when the code named no type.
-  if (typeof result.body === 'object' && result.body !== null && out['content-type'] === undefined) {
-    out['content-type'] = 'application/json';
-  }
-  return { headers: out, body: bodyFromCode(result.body) };
 }
 
 function asText(value: unknown): string {

@@ -5,6 +5,7 @@ import { BtBridge } from '../sandbox/bt-bridge';
 import { FetchBridge } from '../sandbox/fetch-bridge';
 import { failureToError } from '../sandbox/sandbox-outcome';
 import { JsonValue, SandboxProvider } from '../sandbox/sandbox.provider';
+import { bodyFromCode } from './proxy-body';
 import { HeaderMap, headersFromCode } from './proxy-request';
 import type { LoadedProxy } from './proxies.service';
 
@@ -57,4 +58,30 @@ function resultOf(value: JsonValue): TransformResult {
     hasBody: Object.prototype.hasOwnProperty.call(value, 'body'),
     body: value.body,
   };
+}
+
+/** Headers as transform code sees them: one string per name. */
+export function singleValued(headers: HeaderMap): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/** What a transform returned, as headers and bytes to send; what it left out stays as it was. */
+export function applyResult(
+  result: TransformResult,
+  headers: HeaderMap,
+  body: Buffer | undefined,
+): { headers: HeaderMap; body: Buffer | undefined } {
+  const out = { ...(result.headers ?? headers) };
+  if (!result.hasBody) {
+    return { headers: out, body };
+  }
+  // A body given as a JSON value is sent as JSON: say so when the code named no type.
+  if (typeof result.body === 'object' && result.body !== null && out['content-type'] === undefined) {
+    out['content-type'] = 'application/json';
+  }
+  return { headers: out, body: bodyFromCode(result.body) };
 }

@@ -1,0 +1,73 @@
+import type { Response } from 'express';
+import { pipeline } from 'node:stream/promises';
+import { OutboundError, OutboundResponse } from '../outbound';
+import type { JsonValue } from '../sandbox/sandbox.provider';
+import { bodyForCode, bodyKind, readAll } from './proxy-body';
+import { DESTINATION_STATUS_HEADER, HeaderMap, returnedHeaders, TRACE_HEADER } from './proxy-request';
+import { applyResult, singleValued, TransformResult } from './proxy-transforms';
+
+/** Destination responses read into memory for a response transform. */
+const MAX_TRANSFORMED_RESPONSE_BYTES = 5 * 1024 * 1024;
+
+/** Streams the destination's answer back untouched (status, headers in their raw names, body bytes). */
+export async function relay(res: Response, response: OutboundResponse): Promise<void> {
+  const grouped = new Map<string, { name: string; values: string[] }>();
+  for (const [name, value] of returnedHeaders(response.rawHeaders)) {
+    const lower = name.toLowerCase();
+    const entry = grouped.get(lower) ?? { name, values: [] };
+    entry.values.push(value);
+    grouped.set(lower, entry);
+  }
+  for (const [lower, { name, values }] of grouped) {
+    if (lower !== TRACE_HEADER) {
+      res.setHeader(name, values.length === 1 ? values[0] : values);
+    }
+  }
+  res.setHeader(DESTINATION_STATUS_HEADER, String(response.status));
+  res.statusCode = response.status;
+  if (response.statusText !== '') {
+    res.statusMessage = response.statusText;
+  }
+  try {
+    await pipeline(response.body, res);
+  } catch {
+    // The head is sent: a failure now can only cut the answer short, which the caller sees as an error.
+    res.destroy();
+  }
+}
+
+/**
+ * Answers with the destination's 2xx response after the response transform (DESIGN §7): the body read
+ * (uncompressed, at most 5 MB), given to the code as `{ body, headers, status }`, its `{ body, headers }` sent.
+ */
+export async function sendTransformed(
+  res: Response,
+  response: OutboundResponse,
+  transform: (args: { [key: string]: JsonValue }) => Promise<TransformResult>,
+): Promise<void> {
+  const raw = await readAll(
+    response.body,
+    MAX_TRANSFORMED_RESPONSE_BYTES,
+    () => new OutboundError('response_too_large', 'The destination response is too large to transform.'),
+  );
+  const headers: HeaderMap = {};
+  for (const [name, value] of returnedHeaders(response.rawHeaders)) {
+    const lower = name.toLowerCase();
+    headers[lower] = headers[lower] === undefined ? value : [headers[lower], value].flat();
+  }
+  const kind = bodyKind(response.headers['content-type']);
+  const result = await transform({
+    body: bodyForCode(raw, kind),
+    headers: singleValued(headers),
+    status: response.status,
+  });
+  const { headers: outHeaders, body } = applyResult(result, headers, raw);
+  delete outHeaders['content-length'];
+  delete outHeaders['content-encoding'];
+  res.status(response.status);
+  for (const [name, value] of Object.entries(outHeaders)) {
+    res.setHeader(name, value);
+  }
+  res.setHeader(DESTINATION_STATUS_HEADER, String(response.status));
+  res.end(body);
+}
