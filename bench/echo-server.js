@@ -1,36 +1,40 @@
 'use strict';
 /**
- * The proxy benchmark's destination: an HTTPS echo server on 127.0.0.1 with a certificate for ECHO_HOST,
- * issued by a CA made for the run (written to a temporary file for the vault's PROXY_CA_FILE). Keys come
- * from Node's crypto; node-forge (a dev dependency) only writes the X.509 structures.
+ * The HTTPS destination of the proxy scenarios: a tiny echo server on 127.0.0.1 (port 0), in its own process so
+ * that neither autocannon nor the vault shares its event loop. It answers every request 200 with
+ * { method, path, bytes, body } as JSON, body being the request body parsed as JSON (or its text). Keep-alive on.
+ *
+ * Its certificate is for ECHO_HOST and is issued by a CA made when the bench starts (keys and signatures from
+ * Node's crypto, the X.509 structures from node-forge, a dev dependency); the CA's PEM is written to a temporary
+ * file for the vault's PROXY_CA_FILE and removed by stop().
+ *
+ * `node bench/echo-server.js` is the child process: it reads its key and certificate from ECHO_TLS_KEY and
+ * ECHO_TLS_CERT and writes "listening <port>" on stdout once it accepts connections.
  */
+const { spawn } = require('node:child_process');
 const { generateKeyPairSync, randomBytes, sign } = require('node:crypto');
 const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
-const { createServer } = require('node:https');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
-const forge = require('node-forge');
 
+/** The destination's host name; the proxy vault's resolver maps it (and only it) to 127.0.0.1. */
 const ECHO_HOST = 'echo.bench.test';
+const READY_TIMEOUT_MS = 20_000;
+const STOP_TIMEOUT_MS = 5_000;
+/** Longer than any run: the vault's pool closes its idle sockets first (after 4 s), never the echo server. */
+const KEEP_ALIVE_MS = 60_000;
 
-function keyPair() {
+function newKeyPair(forge) {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   return {
     privateKey,
-    pem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     forgePublic: forge.pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }).toString()),
+    pem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
   };
 }
 
-function certificate(publicKey, subject, issuer, extensions, issuerKey) {
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = publicKey;
-  cert.serialNumber = `0${randomBytes(15).toString('hex')}`;
-  cert.validity.notBefore = new Date(Date.now() - 3600_000);
-  cert.validity.notAfter = new Date(Date.now() + 24 * 3600_000);
-  cert.setSubject([{ name: 'commonName', value: subject }]);
-  cert.setIssuer([{ name: 'commonName', value: issuer }]);
-  cert.setExtensions(extensions);
+/** Signs `cert` with SHA-256 RSA through Node (forge's own RSA is slow) and returns its PEM. */
+function signWithNode(forge, cert, issuerKey) {
   cert.signatureOid = cert.siginfo.algorithmOid = forge.pki.oids.sha256WithRSAEncryption;
   cert.tbsCertificate = forge.pki.getTBSCertificate(cert);
   const tbs = Buffer.from(forge.asn1.toDer(cert.tbsCertificate).getBytes(), 'binary');
@@ -38,67 +42,169 @@ function certificate(publicKey, subject, issuer, extensions, issuerKey) {
   return forge.pki.certificateToPem(cert);
 }
 
-/** Starts the echo server; resolves to { port, caFile, url(path), stop() }. */
-async function startEchoServer() {
-  const ca = keyPair();
-  const caPem = certificate(
-    ca.forgePublic,
-    'Token Vault bench CA',
-    'Token Vault bench CA',
-    [
-      { name: 'basicConstraints', critical: true, cA: true },
-      { name: 'keyUsage', critical: true, keyCertSign: true, cRLSign: true },
-    ],
-    ca.privateKey,
+function newCertificate(forge, publicKey, commonName) {
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = publicKey;
+  // A minimal positive DER INTEGER (top bit clear, no leading zero byte).
+  const serial = randomBytes(16);
+  serial[0] = (serial[0] & 0x7f) | 0x40;
+  cert.serialNumber = serial.toString('hex');
+  cert.validity.notBefore = new Date(Date.now() - 3600_000);
+  cert.validity.notAfter = new Date(Date.now() + 24 * 3600_000);
+  cert.setSubject([
+    { name: 'commonName', value: commonName },
+    { name: 'organizationName', value: 'Token Vault bench' },
+  ]);
+  return cert;
+}
+
+/** A fresh CA and a server certificate it issues for `hostname`: { caPem, key, cert } (PEM strings). */
+function issueCertificates(hostname) {
+  const forge = require('node-forge');
+  const caKeys = newKeyPair(forge);
+  const ca = newCertificate(forge, caKeys.forgePublic, 'Token Vault bench CA');
+  ca.setIssuer(ca.subject.attributes);
+  ca.setExtensions([
+    { name: 'basicConstraints', critical: true, cA: true },
+    { name: 'keyUsage', critical: true, keyCertSign: true, cRLSign: true },
+    { name: 'subjectKeyIdentifier' },
+  ]);
+  const caPem = signWithNode(forge, ca, caKeys.privateKey);
+
+  const leafKeys = newKeyPair(forge);
+  const leaf = newCertificate(forge, leafKeys.forgePublic, hostname);
+  leaf.setIssuer(ca.subject.attributes);
+  leaf.setExtensions([
+    { name: 'basicConstraints', cA: false },
+    { name: 'keyUsage', critical: true, digitalSignature: true, keyEncipherment: true },
+    { name: 'extKeyUsage', serverAuth: true },
+    { name: 'subjectAltName', altNames: [{ type: 2, value: hostname }] },
+    { name: 'authorityKeyIdentifier', keyIdentifier: ca.generateSubjectKeyIdentifier().getBytes() },
+  ]);
+  return { caPem, key: leafKeys.pem, cert: signWithNode(forge, leaf, caKeys.privateKey) };
+}
+
+/** The child process: serves until SIGTERM. */
+function serve() {
+  const https = require('node:https');
+  const server = https.createServer(
+    {
+      key: process.env.ECHO_TLS_KEY,
+      cert: process.env.ECHO_TLS_CERT,
+      keepAlive: true,
+      keepAliveTimeout: KEEP_ALIVE_MS,
+    },
+    (req, res) => {
+      const chunks = [];
+      req.on('data', (chunk) => chunks.push(chunk));
+      req.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        const text = raw.toString('utf8');
+        let body = text;
+        try {
+          body = text === '' ? null : JSON.parse(text);
+        } catch {
+          // not JSON: echoed as text
+        }
+        const payload = JSON.stringify({ method: req.method, path: req.url, bytes: raw.length, body });
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+        });
+        res.end(payload);
+      });
+    },
   );
-  const leaf = keyPair();
-  const leafPem = certificate(
-    leaf.forgePublic,
-    ECHO_HOST,
-    'Token Vault bench CA',
-    [
-      { name: 'basicConstraints', cA: false },
-      { name: 'keyUsage', critical: true, digitalSignature: true, keyEncipherment: true },
-      { name: 'extKeyUsage', serverAuth: true },
-      {
-        name: 'subjectAltName',
-        altNames: [
-          { type: 2, value: ECHO_HOST },
-          { type: 7, ip: '127.0.0.1' },
-        ],
-      },
-    ],
-    ca.privateKey,
-  );
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.listen(0, '127.0.0.1', () => {
+    process.stdout.write(`listening ${server.address().port}\n`);
+  });
+  process.once('SIGTERM', () => {
+    server.close(() => process.exit(0));
+    server.closeAllConnections();
+  });
+}
+
+/**
+ * Makes the CA and certificate, writes the CA file and starts the echo server process. Resolves to
+ * { host, port, url (https://127.0.0.1:<port>), proxyUrl (https://<host>:<port>), caFile, cpuSeconds(),
+ * unexpectedExit(), stop(), killNow() }.
+ */
+async function startEchoServer({ cpuSeconds }) {
+  const { caPem, key, cert } = issueCertificates(ECHO_HOST);
   const folder = mkdtempSync(join(tmpdir(), 'tv-bench-ca-'));
   const caFile = join(folder, 'ca.pem');
   writeFileSync(caFile, caPem);
-  const server = createServer({ key: leaf.pem, cert: leafPem, keepAliveTimeout: 30_000 }, (req, res) => {
-    const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ received: Buffer.concat(chunks).toString('utf8') }));
-    });
+  const child = spawn(process.execPath, [__filename], {
+    env: { PATH: process.env.PATH, ECHO_TLS_KEY: key, ECHO_TLS_CERT: cert },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  return {
-    port,
+  const output = [];
+  child.stderr.on('data', (chunk) => output.push(chunk.toString().trim()));
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  let stopping = false;
+  const running = () => child.exitCode === null && child.signalCode === null;
+  const echo = {
+    host: ECHO_HOST,
+    port: null,
+    url: null,
+    proxyUrl: null,
     caFile,
-    /** The destination as the vault sees it: the bench host name, resolved to 127.0.0.1 by the vault. */
-    hostUrl: `https://${ECHO_HOST}:${port}`,
-    /** The same server for a direct call. */
-    directUrl: `https://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => {
-          rmSync(folder, { recursive: true, force: true });
-          resolve();
-        });
-      }),
+    cpuSeconds: () => cpuSeconds(child.pid),
+    unexpectedExit() {
+      if (stopping || running()) {
+        return null;
+      }
+      return `the echo server exited (${child.signalCode ?? `code ${child.exitCode}`}):\n${output.join('\n')}`;
+    },
+    async stop() {
+      stopping = true;
+      if (running()) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+        await exited;
+        clearTimeout(timer);
+      }
+      rmSync(folder, { recursive: true, force: true });
+    },
+    killNow() {
+      if (running()) {
+        child.kill('SIGKILL');
+      }
+      rmSync(folder, { recursive: true, force: true });
+    },
   };
+  try {
+    echo.port = await new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error('the echo server did not start in time')),
+        READY_TIMEOUT_MS,
+      );
+      let seen = '';
+      child.stdout.on('data', (chunk) => {
+        seen += chunk.toString();
+        const match = /listening (\d+)/.exec(seen);
+        if (match) {
+          clearTimeout(timer);
+          resolve(Number(match[1]));
+        }
+      });
+      void exited.then(({ code, signal }) => {
+        clearTimeout(timer);
+        reject(new Error(`the echo server exited (${signal ?? `code ${code}`}):\n${output.join('\n')}`));
+      });
+    });
+  } catch (err) {
+    await echo.stop();
+    throw err;
+  }
+  echo.url = `https://127.0.0.1:${echo.port}`;
+  echo.proxyUrl = `https://${ECHO_HOST}:${echo.port}`;
+  return echo;
 }
 
-module.exports = { startEchoServer, ECHO_HOST };
+if (require.main === module) {
+  serve();
+}
+
+module.exports = { ECHO_HOST, startEchoServer };

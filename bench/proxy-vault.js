@@ -1,30 +1,46 @@
 'use strict';
 /**
- * The vault for the proxy scenarios: started as src/main.ts starts it, except that its outbound resolver
- * answers the bench echo host with 127.0.0.1 (there is no DNS for it) and refuses every other name. It needs
- * PROXY_ALLOW_LOOPBACK=true and PROXY_CA_FILE, which the config refuses in production: bench/server.js
- * starts it with NODE_ENV=development.
+ * The vault of the proxy scenarios: src/main.ts's startup (configuration from the environment, createApp,
+ * listen on HOST:PORT, the default tenant from VAULT_BOOTSTRAP_API_KEY, SIGTERM/SIGINT → close, exit 0), with
+ * one difference: the outbound client's resolver maps the bench echo server's host name to 127.0.0.1 and fails
+ * every other name, so no real DNS is asked and nothing leaves the machine. bench/server.js starts it with
+ * NODE_ENV=development, PROXY_ALLOW_LOOPBACK=true and PROXY_CA_FILE=<the bench CA> (both refused in production).
  */
 const { createApp } = require('../dist/src/app');
 const { loadConfig } = require('../dist/src/config/app-config');
 const { TenantsService } = require('../dist/src/tenants/tenants.service');
 const { ECHO_HOST } = require('./echo-server');
 
-async function resolver(hostname) {
-  if (hostname === ECHO_HOST) {
+/** The OutboundResolver: ECHO_HOST → 127.0.0.1, any other name fails as a name that does not exist. */
+async function benchResolver(hostname) {
+  if (hostname.toLowerCase() === ECHO_HOST) {
     return [{ address: '127.0.0.1', family: 4 }];
   }
-  throw Object.assign(new Error('bench resolver: unknown name'), { code: 'ENOTFOUND' });
+  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname} (bench resolver)`), { code: 'ENOTFOUND' });
 }
 
 async function main() {
   const config = loadConfig();
-  const { app, close } = await createApp(config, { outbound: { resolver } });
-  await app.listen(config.port, config.host);
+  const { app, close } = await createApp(config, { outbound: { resolver: benchResolver } });
+  try {
+    await app.listen(config.port, config.host);
+  } catch (err) {
+    await close();
+    throw err;
+  }
   await app.get(TenantsService).bootstrap(config.bootstrapApiKey ?? undefined);
+  process.stdout.write(`Token Vault (proxy bench) listening on ${config.host}:${config.port}\n`);
+
+  let stopping = false;
   const stop = async () => {
+    if (stopping) {
+      return;
+    }
+    stopping = true;
     const server = app.getHttpServer();
+    const forceAfter = setTimeout(() => server.closeAllConnections(), 10_000).unref();
     await new Promise((resolve) => server.close(() => resolve()));
+    clearTimeout(forceAfter);
     await close();
     process.exit(0);
   };
@@ -33,6 +49,8 @@ async function main() {
 }
 
 main().catch((err) => {
-  process.stderr.write(`bench proxy vault failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.stderr.write(
+    `Token Vault (proxy bench) failed to start: ${err instanceof Error ? err.stack : String(err)}\n`,
+  );
   process.exit(1);
 });

@@ -8,13 +8,17 @@
  *   BENCH_DURATION       seconds measured per scenario (10)
  *   BENCH_WARMUP         seconds of unmeasured warm-up before each scenario (2)
  *   BENCH_CONNECTIONS    concurrent connections (20)
- *   BENCH_ONLY           run only the scenarios whose name contains this text (the baseline always runs)
+ *   BENCH_ONLY           run only the scenarios whose name or group contains this text (the baseline always
+ *                        runs); BENCH_ONLY=proxy runs the /proxy scenarios and their direct HTTPS baselines
  *   BENCH_DATABASE_URL   PostgreSQL server to run on (a new database is created and dropped); default:
  *                        the embedded database in a temporary folder
- *   BENCH_CPU_PROF       folder: run the server with --cpu-prof and write its .cpuprofile there on stop
- *                        (open it in Chrome DevTools or speedscope; profiling slows the server down)
+ *   BENCH_CPU_PROF       folder: run the server (and the proxy vault, when it runs) with --cpu-prof and write
+ *                        their .cpuprofile files there on stop (open them in Chrome DevTools or speedscope;
+ *                        profiling slows the servers down)
  * Each row also shows the CPU time the server process spent per request (Linux only): it stays comparable when
- * other work shares the machine. Scenario targets are listed as PASS/MISS at the end. Everything is also written
+ * other work shares the machine. Scenarios with `server: 'proxy'` or `server: 'echo'` run against a second vault
+ * (bench/proxy-vault.js, allowed to proxy to loopback) and a local HTTPS echo server (bench/echo-server.js),
+ * both started the first time such a scenario is selected and stopped at the end. Scenario targets are listed as PASS/MISS at the end. Everything is also written
  * to bench/results/latest.json.
  */
 const autocannon = require('autocannon');
@@ -23,7 +27,7 @@ const { mkdirSync, writeFileSync } = require('node:fs');
 const { join, resolve } = require('node:path');
 const scenarios = require('./scenarios');
 const { startEchoServer } = require('./echo-server');
-const { startServer } = require('./server');
+const { processCpuSeconds, startServer } = require('./server');
 
 const RESULTS_FILE = join(__dirname, 'results', 'latest.json');
 
@@ -78,12 +82,29 @@ function scenarioContext(server) {
   };
 }
 
+/**
+ * The proxy scenarios' servers: the echo server (whose CA the vault trusts) and a vault that resolves the echo
+ * server's host name to 127.0.0.1 and may proxy to loopback, in development mode since production refuses
+ * both settings.
+ */
+async function startProxyServers(config) {
+  const echo = await startEchoServer({ cpuSeconds: processCpuSeconds });
+  try {
+    const vault = await startServer({
+      postgresUrl: config.postgresUrl,
+      cpuProfileDir: config.cpuProfileDir,
+      entry: join('bench', 'proxy-vault.js'),
+      env: { NODE_ENV: 'development', PROXY_ALLOW_LOOPBACK: 'true', PROXY_CA_FILE: echo.caFile },
+    });
+    return { vault, echo };
+  } catch (err) {
+    await echo.stop();
+    throw err;
+  }
+}
+
 /** autocannon options for a scenario's request definition. */
 function autocannonOptions(baseUrl, definition) {
-  // An absolute `url` (a scenario measuring another server, such as the proxy's direct baseline) as it is.
-  if (typeof definition.url === 'string') {
-    return definition;
-  }
   const encode = (request) => {
     if (request.body === undefined || typeof request.body === 'string' || Buffer.isBuffer(request.body)) {
       return request;
@@ -102,8 +123,33 @@ function autocannonOptions(baseUrl, definition) {
   return { ...rest, url: `${baseUrl}${path}` };
 }
 
-async function measure(options, duration, connections) {
-  return autocannon({ ...options, duration, connections });
+/**
+ * Runs autocannon. With `precise`, the result also has `preciseLatency` { p50, p99, average } in ms computed from
+ * every 2xx response's own time: autocannon's histogram keeps whole milliseconds, too coarse for sub-millisecond
+ * rows and for differences of a millisecond or two.
+ */
+async function measure(options, duration, connections, precise = false) {
+  const instance = autocannon({ ...options, duration, connections });
+  const times = [];
+  if (precise) {
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      if (statusCode >= 200 && statusCode < 300) {
+        times.push(responseTime);
+      }
+    });
+  }
+  const result = await instance;
+  if (precise && times.length > 0) {
+    times.sort((a, b) => a - b);
+    // Nearest rank, like autocannon's percentiles.
+    const percentile = (p) => times[Math.max(0, Math.ceil((p / 100) * times.length) - 1)];
+    result.preciseLatency = {
+      p50: percentile(50),
+      p99: percentile(99),
+      average: times.reduce((sum, t) => sum + t, 0) / times.length,
+    };
+  }
+  return result;
 }
 
 function summarize(scenario, result) {
@@ -114,9 +160,9 @@ function summarize(scenario, result) {
     ...(scenario.tokensPerRequest
       ? { tokens_per_second: round(requestsPerSecond * scenario.tokensPerRequest, 0) }
       : {}),
-    latency_p50_ms: round(result.latency.p50, 2),
-    latency_p99_ms: round(result.latency.p99, 2),
-    latency_avg_ms: round(result.latency.average, 2),
+    latency_p50_ms: round(result.preciseLatency?.p50 ?? result.latency.p50, 2),
+    latency_p99_ms: round(result.preciseLatency?.p99 ?? result.latency.p99, 2),
+    latency_avg_ms: round(result.preciseLatency?.average ?? result.latency.average, 2),
     requests: result.requests.total,
     non_2xx: result.non2xx,
     errors: result.errors,
@@ -228,27 +274,27 @@ async function main() {
     throw new Error('bench/scenarios.js needs one scenario with baseline: true');
   }
   // The baseline runs first so that every later scenario has its ratio.
-  const selected = [
-    baseline,
-    ...scenarios.filter((s) => s !== baseline && (config.only === null || s.name.includes(config.only))),
-  ];
+  const matches = (s) =>
+    config.only === null || s.name.includes(config.only) || (s.group ?? '').includes(config.only);
+  const selected = [baseline, ...scenarios.filter((s) => s !== baseline && matches(s))];
 
   let server = null;
-  /** The proxy scenarios' world, started on first use: an HTTPS echo server and a vault that may reach it. */
-  let proxyWorld = null;
-  const stopAll = async () => {
-    await Promise.all([server?.stop(), proxyWorld?.server.stop(), proxyWorld?.echo.stop()]);
-  };
+  /** Started the first time a scenario needs it: { vault, echo }. */
+  let proxyServers = null;
+  const running = () =>
+    [server, proxyServers?.vault, proxyServers?.echo].filter((p) => p !== null && p !== undefined);
+  const stopAll = () => Promise.all(running().map((p) => p.stop()));
+  const crashes = () =>
+    running()
+      .map((p) => p.unexpectedExit())
+      .filter((crash) => crash !== null);
   const stopOnSignal = (signal) => {
     process.stderr.write(`\n${signal}: stopping the server\n`);
     void stopAll().finally(() => process.exit(130));
   };
   process.once('SIGINT', stopOnSignal);
   process.once('SIGTERM', stopOnSignal);
-  process.once('exit', () => {
-    server?.killNow();
-    proxyWorld?.server.killNow();
-  });
+  process.once('exit', () => running().forEach((p) => p.killNow()));
 
   const startedAt = new Date();
   const commit = gitCommit();
@@ -260,25 +306,29 @@ async function main() {
         `${config.connections} connections, ` +
         `${config.duration} s per scenario after ${config.warmup} s of warm-up\n`,
     );
-    const mainWorld = { server, ctx: scenarioContext(server) };
-    const worldOf = async (scenario) => {
-      if (scenario.server !== 'proxy') {
-        return mainWorld;
-      }
-      if (proxyWorld === null) {
-        const echo = await startEchoServer();
-        const proxyServer = await startServer({
-          postgresUrl: config.postgresUrl,
-          cpuProfileDir: config.cpuProfileDir,
-          entry: join(__dirname, 'proxy-vault.js'),
-          env: { NODE_ENV: 'development', PROXY_ALLOW_LOOPBACK: 'true', PROXY_CA_FILE: echo.caFile },
-        });
-        proxyWorld = { echo, server: proxyServer, ctx: { ...scenarioContext(proxyServer), echo } };
-      }
-      return proxyWorld;
-    };
+    const mainCtx = scenarioContext(server);
+    let proxyCtx = null;
     for (const scenario of selected) {
-      const { server: target, ctx } = await worldOf(scenario);
+      // Where the requests go and whose CPU time the row shows: the vault, the proxy vault or the echo server.
+      let target = server;
+      let origin = server.baseUrl;
+      let ctx = mainCtx;
+      if (scenario.server === 'proxy' || scenario.server === 'echo') {
+        if (proxyServers === null) {
+          console.log('Starting the HTTPS echo server and the proxy vault for the proxy scenarios\n');
+          proxyServers = await startProxyServers(config);
+          const { echo } = proxyServers;
+          proxyCtx = {
+            ...scenarioContext(proxyServers.vault),
+            echo: { host: echo.host, port: echo.port, url: echo.url, proxyUrl: echo.proxyUrl },
+          };
+        }
+        ctx = proxyCtx;
+        target = scenario.server === 'proxy' ? proxyServers.vault : proxyServers.echo;
+        origin = scenario.server === 'proxy' ? proxyServers.vault.baseUrl : proxyServers.echo.url;
+      } else if (scenario.server !== undefined) {
+        throw new Error(`${scenario.name}: unknown server "${scenario.server}" (proxy, echo or none)`);
+      }
       const setupNotes = {};
       const setupStarted = Date.now();
       const data = scenario.setup
@@ -293,14 +343,17 @@ async function main() {
       const setupSeconds = (Date.now() - setupStarted) / 1000;
       const definition =
         typeof scenario.request === 'function' ? scenario.request(ctx, data) : scenario.request;
-      const options = autocannonOptions(target.baseUrl, definition);
+      const options = autocannonOptions(origin, definition);
       // A scenario may fix its own concurrency (latency at 1 connection, say); others use BENCH_CONNECTIONS.
       const connections = scenario.connections ?? config.connections;
       if (config.warmup > 0) {
         await measure(options, config.warmup, connections);
       }
       const cpuBefore = target.cpuSeconds();
-      const row = summarize(scenario, await measure(options, config.duration, connections));
+      const row = summarize(
+        scenario,
+        await measure(options, config.duration, connections, scenario.preciseLatency === true),
+      );
       row.connections = connections;
       const cpuAfter = target.cpuSeconds();
       row.server_cpu_ms_per_request =
@@ -321,16 +374,21 @@ async function main() {
         console.log(
           `  warning: status codes ${JSON.stringify(row.status_codes)}, ${row.errors} connection errors\n`,
         );
+        if (target.output !== undefined && target.output.length > 0) {
+          console.log(
+            `  last lines of the server's output:\n${target.output.map((l) => `    ${l}`).join('\n')}\n`,
+          );
+        }
       }
-      const crash = target.unexpectedExit();
-      if (crash !== null) {
+      const [crash] = crashes();
+      if (crash !== undefined) {
         throw new Error(`${scenario.name}: ${crash}`);
       }
     }
   } catch (err) {
     // A setup request to a crashed server fails as "fetch failed": say why the server is gone.
-    const crash = server.unexpectedExit();
-    if (crash !== null && !(err instanceof Error && err.message.includes(crash))) {
+    const [crash] = crashes();
+    if (crash !== undefined && !(err instanceof Error && err.message.includes(crash))) {
       throw new Error(`${err instanceof Error ? err.message : String(err)}\n${crash}`);
     }
     throw err;
@@ -359,7 +417,9 @@ async function main() {
   writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`Results written to ${RESULTS_FILE}`);
   if (config.cpuProfileDir !== null) {
-    console.log(`CPU profile of the server written to ${config.cpuProfileDir}`);
+    console.log(
+      `CPU profile of the server${proxyServers !== null ? ' and of the proxy vault' : ''} written to ${config.cpuProfileDir}`,
+    );
   }
 }
 

@@ -13,9 +13,13 @@
  *             a sequence per connection; `setupRequest` may change each request (vary a body, a path;
  *             a body it sets must already be a string).
  *   connections  optional: concurrency of this scenario instead of BENCH_CONNECTIONS
- *   server    optional: 'proxy' runs the scenario on a second vault that may reach the bench HTTPS echo server
- *             (bench/echo-server.js, bench/proxy-vault.js); its ctx also has `echo` ({ hostUrl, directUrl });
- *             a request definition with an absolute `url` goes to that URL instead of the vault
+ *   server    optional: 'proxy' sends the requests to a second vault that may proxy to the bench's HTTPS echo
+ *             server (bench/proxy-vault.js), 'echo' to that echo server itself; both are started the first time
+ *             such a scenario runs, and their ctx also has echo: { host, port, url, proxyUrl }. Default: the
+ *             production-mode vault every other scenario uses.
+ *   group     optional: BENCH_ONLY also matches it (e.g. 'proxy' for the proxy scenarios and their baselines)
+ *   preciseLatency  optional: true takes p50/p99/average from every response's own time (0.01 ms) instead of
+ *             autocannon's whole-millisecond histogram
  *   tokensPerRequest  optional: tokens each request creates; the report adds tokens/s = req/s × this
  *   targets   optional [{ label, measure(row, byName) -> number | null, op: '>=' | '<=', threshold, unit? }]:
  *             checked after the run and listed as PASS/MISS (null: a scenario it needs did not run)
@@ -142,24 +146,18 @@ async function reactSetup(ctx) {
   return ctx.cache.get('reactor');
 }
 
-function reactRequest(ctx, data) {
-  return {
-    method: 'POST',
-    path: data.path,
-    headers: jsonHeaders(data.key),
-    body: JSON.stringify({ args: { card: `{{ ${data.card} }}` } }),
-  };
-}
-
-const PROXY_20 = 'POST /proxy (3 tokens, 20 connections)';
-const DIRECT_20 = 'proxy baseline: direct HTTPS echo (20 connections)';
+const PROXY_CONNECTIONS = 16;
+const DIRECT_N = `direct HTTPS echo (${PROXY_CONNECTIONS} connections)`;
+const PROXY_N = `POST /proxy (3 tokens, ${PROXY_CONNECTIONS} connections)`;
+const DIRECT_1 = 'direct HTTPS echo (1 connection)';
 const PROXY_1 = 'POST /proxy (3 tokens, 1 connection)';
-const DIRECT_1 = 'proxy baseline: direct HTTPS echo (1 connection)';
-const PROXY_CONNECTIONS = 20;
+const PROXY_TOKENS = 3;
 
 /**
- * Three card tokens, a caller with token:use, and the body the proxy sends on: run once against the proxy to
- * check that the echo server receives the card numbers in clear. `ctx.echo` is the bench echo server.
+ * On the proxy vault: a caller with token:create and token:use, three card tokens, and the two bodies: the one
+ * sent to /proxy with an expression per card, and the one sent straight to the echo server with the numbers
+ * in clear (what the vault forwards). Checks once, before anything is measured, that the destination receives
+ * the real card numbers through the proxy.
  */
 async function proxySetup(ctx) {
   if (!ctx.cache.has('proxy')) {
@@ -170,49 +168,87 @@ async function proxySetup(ctx) {
           name: 'bench proxy caller',
           type: 'private',
           permissions: ['token:create', 'token:use'],
+          rules: [],
         });
-        const cards = [];
-        for (let i = 0; i < 3; i += 1) {
+        const numbers = [];
+        const ids = [];
+        for (let i = 0; i < PROXY_TOKENS; i += 1) {
           const body = cardBody();
-          const card = await ctx.api('POST', '/tokens', body, caller.key);
-          cards.push({ id: card.id, number: body.data.number });
+          const token = await ctx.api('POST', '/tokens', body, caller.key);
+          numbers.push(body.data.number);
+          ids.push(token.id);
         }
-        const templated = JSON.stringify({
-          cards: cards.map((c) => `{{ ${c.id} | json: '$.number' }}`),
+        const expected = { cards: numbers, amount: 1000 };
+        const proxiedBody = JSON.stringify({
+          cards: ids.map((id) => `{{ ${id} | json: '$.number' }}`),
           amount: 1000,
         });
-        const clear = JSON.stringify({ cards: cards.map((c) => c.number), amount: 1000 });
-        const check = await fetch(`${ctx.baseUrl}/proxy/charge`, {
+        const directBody = JSON.stringify(expected);
+        const headers = {
+          'bt-api-key': caller.key,
+          'bt-proxy-url': ctx.echo.proxyUrl,
+          'content-type': 'application/json',
+        };
+        const response = await fetch(`${ctx.baseUrl}/proxy/charge`, {
           method: 'POST',
-          headers: { ...jsonHeaders(caller.key), 'bt-proxy-url': ctx.echo.hostUrl },
-          body: templated,
+          headers,
+          body: proxiedBody,
         });
-        const echoed = await check.json();
-        if (check.status !== 200 || echoed.received !== clear) {
-          throw new Error(`${PROXY_20}: the echo server did not receive the card numbers: ${check.status}`);
+        const text = await response.text();
+        let echoed = null;
+        try {
+          echoed = JSON.parse(text);
+        } catch {
+          // reported below
         }
-        return { key: caller.key, templated, clear };
+        if (
+          response.status !== 200 ||
+          echoed?.path !== '/charge' ||
+          JSON.stringify(echoed?.body) !== JSON.stringify(expected)
+        ) {
+          throw new Error(
+            `POST /proxy/charge to ${ctx.echo.proxyUrl} did not deliver the card numbers: expected the echo of ` +
+              `${JSON.stringify(expected)} at /charge, got ${response.status} ${text.slice(0, 1000)}`,
+          );
+        }
+        if (echoed.bytes !== Buffer.byteLength(directBody)) {
+          ctx.log(
+            `note: the destination received ${echoed.bytes} bytes through the proxy, the direct body has ` +
+              `${Buffer.byteLength(directBody)}`,
+          );
+        }
+        ctx.log(
+          `checked: ${ctx.echo.proxyUrl}/charge received the 3 card numbers (${echoed.bytes} bytes; ` +
+            `${Buffer.byteLength(proxiedBody)} bytes sent to /proxy)`,
+        );
+        return { headers, proxiedBody, directBody };
       })(),
     );
   }
   return ctx.cache.get('proxy');
 }
 
-const proxyRequest = (ctx, data) => ({
-  method: 'POST',
-  path: '/proxy/charge',
-  headers: { ...jsonHeaders(data.key), 'bt-proxy-url': ctx.echo.hostUrl },
-  body: data.templated,
-});
+function directEchoRequest(ctx, data) {
+  return {
+    method: 'POST',
+    path: '/charge',
+    headers: { 'content-type': 'application/json' },
+    body: data.directBody,
+  };
+}
 
-const directRequest = (ctx, data) => ({
-  url: `${ctx.echo.directUrl}/charge`,
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: data.clear,
-});
+function proxyRequest(ctx, data) {
+  return { method: 'POST', path: '/proxy/charge', headers: data.headers, body: data.proxiedBody };
+}
 
-const versus = (other, measure) => (row, byName) => (byName[other] ? measure(row, byName[other]) : null);
+function reactRequest(ctx, data) {
+  return {
+    method: 'POST',
+    path: data.path,
+    headers: jsonHeaders(data.key),
+    body: JSON.stringify({ args: { card: `{{ ${data.card} }}` } }),
+  };
+}
 
 module.exports = [
   {
@@ -395,22 +431,30 @@ module.exports = [
     ],
   },
   {
-    name: DIRECT_20,
-    server: 'proxy',
+    // The reference for the /proxy rows: the same destination, body size and concurrency, without the vault.
+    name: DIRECT_N,
+    group: 'proxy',
+    server: 'echo',
     connections: PROXY_CONNECTIONS,
+    preciseLatency: true,
     setup: proxySetup,
-    request: directRequest,
+    request: directEchoRequest,
   },
   {
-    name: PROXY_20,
+    name: PROXY_N,
+    group: 'proxy',
     server: 'proxy',
     connections: PROXY_CONNECTIONS,
+    preciseLatency: true,
     setup: proxySetup,
     request: proxyRequest,
     targets: [
       {
-        label: `req/s vs ${DIRECT_20}`,
-        measure: versus(DIRECT_20, (row, direct) => row.requests_per_second / direct.requests_per_second),
+        label: `req/s vs ${DIRECT_N}`,
+        measure: (row, byName) =>
+          byName[DIRECT_N] && byName[DIRECT_N].requests_per_second > 0
+            ? row.requests_per_second / byName[DIRECT_N].requests_per_second
+            : null,
         op: '>=',
         threshold: 0.5,
       },
@@ -418,21 +462,26 @@ module.exports = [
   },
   {
     name: DIRECT_1,
-    server: 'proxy',
+    group: 'proxy',
+    server: 'echo',
     connections: 1,
+    preciseLatency: true,
     setup: proxySetup,
-    request: directRequest,
+    request: directEchoRequest,
   },
   {
     name: PROXY_1,
+    group: 'proxy',
     server: 'proxy',
     connections: 1,
+    preciseLatency: true,
     setup: proxySetup,
     request: proxyRequest,
     targets: [
       {
         label: `p50 added to ${DIRECT_1}`,
-        measure: versus(DIRECT_1, (row, direct) => row.latency_p50_ms - direct.latency_p50_ms),
+        measure: (row, byName) =>
+          byName[DIRECT_1] ? row.latency_p50_ms - byName[DIRECT_1].latency_p50_ms : null,
         op: '<=',
         threshold: 2,
         unit: 'ms',

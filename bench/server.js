@@ -52,11 +52,18 @@ async function createPostgresDatabase(url) {
 }
 
 /**
- * Starts `node dist/src/main.js` (or `entry`, with `env` on top) with a generated bootstrap key, on a temporary embedded database or, when
- * `postgresUrl` is given, on a new database of that server. Resolves once /health/ready answers 200.
- * With `cpuProfileDir`, the server writes a V8 CPU profile there when it stops.
+ * Starts `node dist/src/main.js` (or the `entry` script, a path from the project root) with a generated
+ * bootstrap key, on a temporary embedded database or, when `postgresUrl` is given, on a new database of that
+ * server. Resolves once /health/ready answers 200. `env` adds or replaces environment variables (NODE_ENV is
+ * production unless it says otherwise). With `cpuProfileDir`, the server writes a V8 CPU profile there when it
+ * stops.
  */
-async function startServer({ postgresUrl, cpuProfileDir = null, entry = null, env: extraEnv = {} }) {
+async function startServer({
+  postgresUrl,
+  cpuProfileDir = null,
+  entry = join('dist', 'src', 'main.js'),
+  env: extraEnv = {},
+}) {
   const port = await freeLoopbackPort();
   const key = generateApiKey();
   const dataDir = mkdtempSync(join(tmpdir(), 'tv-bench-'));
@@ -76,8 +83,7 @@ async function startServer({ postgresUrl, cpuProfileDir = null, entry = null, en
   };
   // --cpu-prof writes its .cpuprofile when the process exits, i.e. after stop()'s SIGTERM.
   const profiling = cpuProfileDir !== null ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
-  const script = entry ?? join(ROOT, 'dist', 'src', 'main.js');
-  const child = spawn(process.execPath, [...profiling, script], {
+  const child = spawn(process.execPath, [...profiling, join(ROOT, entry)], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -182,4 +188,4 @@ async function waitUntilReady(baseUrl, exited, output) {
   throw new Error(`the server was not ready after ${READY_TIMEOUT_MS / 1000} s:\n${output.join('\n')}`);
 }
 
-module.exports = { startServer, generateApiKey };
+module.exports = { startServer, generateApiKey, processCpuSeconds };

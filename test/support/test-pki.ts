@@ -68,8 +68,11 @@ function sharedLeafKeys(): KeyPair {
 }
 
 function serialNumber(): string {
-  // Positive: the first hex digit below 8.
-  return `0${randomBytes(15).toString('hex')}`;
+  // A minimal positive DER INTEGER: top bit clear and no leading zero byte. (A leading 0 hex digit made an odd
+  // length that node-forge pads with a zero byte, which OpenSSL now and then refused as illegal padding.)
+  const bytes = randomBytes(16);
+  bytes[0] = (bytes[0] & 0x7f) | 0x40;
+  return bytes.toString('hex');
 }
 
 const HOUR_MS = 3600_000;
