@@ -254,6 +254,13 @@ describe('/proxy (ephemeral, BT-PROXY-URL)', () => {
     expect([res.status, res.headers.allow]).toEqual([405, 'DELETE, GET, HEAD, PATCH, POST, PUT']);
   });
 
+  it('counts upstream calls in /metrics by outcome, with no URL or key in a label', async () => {
+    const res = await fx.ctx.http.get('/metrics').set('BT-API-KEY', tenant.key);
+    expect(res.text).toMatch(/token_vault_proxy_upstream_duration_seconds_count\{outcome="response"\} [1-9]/);
+    expect(res.text).not.toContain(TEST_HOST);
+    expect(res.text).not.toContain(caller.key);
+  });
+
   it('uses the test host name as SNI, never an address', () => {
     expect(new Set(echo.servernames)).toEqual(new Set([TEST_HOST]));
   });
