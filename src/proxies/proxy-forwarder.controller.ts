@@ -1,5 +1,13 @@
 import { applyDecorators, Controller, Delete, Get, Patch, Post, Put, Req, Res } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiHeader,
+  ApiOperation,
+  ApiQuery,
+  ApiResponse,
+  ApiSecurity,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { API_KEY_SCHEME, Public } from '../auth/decorators';
 import { sendProxyError } from './proxy-error';
@@ -33,18 +41,21 @@ export class ProxyForwarderController {
 
   @Post(PATHS)
   @Documented('POST')
+  @WithBody()
   post(@Req() req: Request, @Res() res: Response): Promise<void> {
     return this.handle(req, res);
   }
 
   @Put(PATHS)
   @Documented('PUT')
+  @WithBody()
   put(@Req() req: Request, @Res() res: Response): Promise<void> {
     return this.handle(req, res);
   }
 
   @Patch(PATHS)
   @Documented('PATCH')
+  @WithBody()
   patch(@Req() req: Request, @Res() res: Response): Promise<void> {
     return this.handle(req, res);
   }
@@ -78,4 +89,17 @@ function Documented(method: string): MethodDecorator {
     ApiResponse({ status: 408, description: '`proxy_error`: the destination did not answer in time.' }),
     ApiResponse({ status: 502, description: '`proxy_error`: the destination could not be reached.' }),
   );
+}
+
+/** Any body: JSON, form-urlencoded and text bodies are detokenized, others sent as they are. */
+function WithBody(): MethodDecorator {
+  return ApiBody({
+    required: false,
+    description: 'Sent to the destination after detokenization (JSON, form-urlencoded or text).',
+    schema: {
+      type: 'object',
+      additionalProperties: true,
+      example: { number: "{{ <card token id> | json: '$.number' }}", amount: 1000 },
+    },
+  });
 }
