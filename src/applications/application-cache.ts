@@ -2,6 +2,7 @@ import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { EntityManager } from 'typeorm';
 import { Principal } from '../auth/principal';
 import { DATABASE_RUNTIME } from '../database/database-info.module';
+import { TtlMap } from '../common/ttl-map';
 import { ChangeChannel } from '../database/change-channel';
 import { DatabaseRuntime } from '../database/database';
 
@@ -10,11 +11,6 @@ const TTL_MS = 10_000;
 const MAX_ENTRIES = 10_000;
 const CHANNEL = 'tv_application_changed';
 
-interface Entry {
-  principal: Principal;
-  expires: number;
-}
-
 /**
  * Authenticated applications by key hash, so a request does not cost a database round trip. A change to an
  * application (rules, permissions, key, deletion) evicts it here at once and, through PostgreSQL
@@ -22,7 +18,7 @@ interface Entry {
  */
 @Injectable()
 export class ApplicationCache implements OnModuleInit, OnModuleDestroy {
-  private readonly byHash = new Map<string, Entry>();
+  private readonly byHash = new TtlMap<Principal>(TTL_MS, MAX_ENTRIES);
   private readonly channel: ChangeChannel;
 
   constructor(@Inject(DATABASE_RUNTIME) database: DatabaseRuntime) {
@@ -33,27 +29,15 @@ export class ApplicationCache implements OnModuleInit, OnModuleDestroy {
   }
 
   get(keyHash: string): Principal | undefined {
-    const entry = this.byHash.get(keyHash);
-    if (entry === undefined || entry.expires < Date.now()) {
-      this.byHash.delete(keyHash);
-      return undefined;
-    }
-    return entry.principal;
+    return this.byHash.get(keyHash);
   }
 
   set(keyHash: string, principal: Principal): void {
-    if (this.byHash.size >= MAX_ENTRIES) {
-      this.byHash.delete(this.byHash.keys().next().value as string);
-    }
-    this.byHash.set(keyHash, { principal, expires: Date.now() + TTL_MS });
+    this.byHash.set(keyHash, principal);
   }
 
   evict(applicationId: string): void {
-    for (const [hash, entry] of this.byHash) {
-      if (entry.principal.applicationId === applicationId) {
-        this.byHash.delete(hash);
-      }
-    }
+    this.byHash.deleteWhere((principal) => principal.applicationId === applicationId);
   }
 
   /** Call inside the transaction that changes the application: evicts here now, elsewhere on commit. */

@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { TtlMap } from '../common/ttl-map';
 import { ChangeChannel } from '../database/change-channel';
 import { DATABASE_RUNTIME } from '../database/database-info.module';
 import { DatabaseRuntime } from '../database/database';
@@ -10,18 +11,13 @@ const TTL_MS = 10_000;
 const MAX_ENTRIES = 10_000;
 const CHANNEL = 'tv_proxy_changed';
 
-interface Entry {
-  proxy: LoadedProxy;
-  expires: number;
-}
-
 /**
  * Configured proxies by key hash, so routing a /proxy request costs no database round trip (and no
  * decryption). An update or deletion evicts the proxy here at once and on other replicas on commit.
  */
 @Injectable()
 export class ProxyCache implements OnModuleInit, OnModuleDestroy {
-  private readonly byHash = new Map<string, Entry>();
+  private readonly byHash = new TtlMap<LoadedProxy>(TTL_MS, MAX_ENTRIES);
   private readonly channel: ChangeChannel;
 
   constructor(@Inject(DATABASE_RUNTIME) database: DatabaseRuntime) {
@@ -32,19 +28,11 @@ export class ProxyCache implements OnModuleInit, OnModuleDestroy {
   }
 
   get(keyHash: string): LoadedProxy | undefined {
-    const entry = this.byHash.get(keyHash);
-    if (entry === undefined || entry.expires < Date.now()) {
-      this.byHash.delete(keyHash);
-      return undefined;
-    }
-    return entry.proxy;
+    return this.byHash.get(keyHash);
   }
 
   set(keyHash: string, proxy: LoadedProxy): void {
-    if (this.byHash.size >= MAX_ENTRIES) {
-      this.byHash.delete(this.byHash.keys().next().value as string);
-    }
-    this.byHash.set(keyHash, { proxy, expires: Date.now() + TTL_MS });
+    this.byHash.set(keyHash, proxy);
   }
 
   /** Call inside the transaction that changes or deletes the proxy. */
@@ -61,10 +49,6 @@ export class ProxyCache implements OnModuleInit, OnModuleDestroy {
   }
 
   private evict(proxyId: string): void {
-    for (const [hash, entry] of this.byHash) {
-      if (entry.proxy.proxy.id === proxyId) {
-        this.byHash.delete(hash);
-      }
-    }
+    this.byHash.deleteWhere((loaded) => loaded.proxy.id === proxyId);
   }
 }

@@ -238,6 +238,30 @@ describe('/proxy with a configured proxy (BT-PROXY-KEY)', () => {
       expect([custom.status, custom.body, custom.headers['x-why']]).toEqual([409, { dup: true }, 'dup']);
     });
 
+    it('lets a transform call out with fetch through the same guard', async () => {
+      const code = `module.exports = async function (req) {
+        const side = await fetch(req.configuration.lookup + '/lookup', { method: 'POST', body: { q: 1 } });
+        let refused = null;
+        try {
+          await fetch('https://127.0.0.1/');
+        } catch (err) {
+          refused = err.status;
+        }
+        return { body: { side: side.headers.get('X-Echo-Method'), echoed: (await side.json()).q, refused }, headers: req.args.headers };
+      };`;
+      const { key } = await createProxy(fx.ctx, tenant, {
+        destination_url: fx.url(echo),
+        request_transform: { code },
+        configuration: { lookup: fx.url(echo) },
+      });
+      const res = await fx.ctx.http
+        .post('/proxy')
+        .set('BT-API-KEY', caller.key)
+        .set('BT-PROXY-KEY', key)
+        .send({});
+      expect([res.status, res.body]).toEqual([200, { side: 'POST', echoed: 1, refused: 400 }]);
+    });
+
     it('never lets a transform send the vault headers on', async () => {
       const code = `module.exports = async function (req) {
         return { body: req.args.body, headers: { 'bt-api-key': 'x', 'BT-PROXY-KEY': 'y', 'x-ok': 'z', 'bad\\nname': 'v' } };
