@@ -1,6 +1,7 @@
 import { ApiPropertyOptional, ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsInt, Max, Min, ValidateIf } from 'class-validator';
+import { IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { ToArray } from './query';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -64,4 +65,19 @@ export function pageOf<T>(data: T[], totalItems: number, query: PageQueryDto): P
 
 export function pageOffset(query: PageQueryDto): number {
   return (query.page - 1) * query.size;
+}
+
+/** The filters of lists whose spec reads "`id` (array), `name` (wildcard)": reactors and proxies. */
+export class IdAndNameQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ type: [String], description: 'Repeatable.' })
+  @IsOptional()
+  @ToArray()
+  @IsUUID('all', { each: true })
+  id?: string[];
+
+  @ApiPropertyOptional({ description: 'Name filter: `*` matches anything; without `*`, a substring.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  name?: string;
 }

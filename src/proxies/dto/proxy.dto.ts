@@ -5,13 +5,11 @@ import {
   IsObject,
   IsOptional,
   IsString,
-  IsUUID,
   MaxLength,
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import { PageQueryDto, PaginationDto } from '../../common/pagination';
-import { ToArray } from '../../common/query';
+import { IdAndNameQueryDto, PaginationDto } from '../../common/pagination';
 import { AsSent } from '../../common/validation';
 import { MAX_CODE_LENGTH } from '../../reactor-formulas/dto/reactor-formula.dto';
 import { IdRefDto } from '../../reactors/dto/reactor.dto';
@@ -98,19 +96,7 @@ export class ProxyBodyDto {
   require_auth?: boolean;
 }
 
-export class ListProxiesQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ type: [String], description: 'Repeatable.' })
-  @IsOptional()
-  @ToArray()
-  @IsUUID('all', { each: true })
-  id?: string[];
-
-  @ApiPropertyOptional({ description: 'Name filter: `*` matches anything; without `*`, a substring.' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  name?: string;
-}
+export class ListProxiesQueryDto extends IdAndNameQueryDto {}
 
 export class ProxyDto {
   @ApiProperty({ format: 'uuid' }) id: string;

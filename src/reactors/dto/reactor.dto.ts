@@ -9,9 +9,8 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import { PageQueryDto, PaginationDto } from '../../common/pagination';
+import { IdAndNameQueryDto, PaginationDto } from '../../common/pagination';
 import { AsSent } from '../../common/validation';
-import { ToArray } from '../../common/query';
 import { ReactorFormulaDto } from '../../reactor-formulas/dto/reactor-formula.dto';
 
 export class IdRefDto {
@@ -63,19 +62,7 @@ export class CreateReactorDto extends ReactorFieldsDto {
   formula: IdRefDto;
 }
 
-export class ListReactorsQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ type: [String], description: 'Repeatable.' })
-  @IsOptional()
-  @ToArray()
-  @IsUUID('all', { each: true })
-  id?: string[];
-
-  @ApiPropertyOptional({ description: 'Name filter: `*` matches anything; without `*`, a substring.' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  name?: string;
-}
+export class ListReactorsQueryDto extends IdAndNameQueryDto {}
 
 export class ReactorApplicationDto {
   @ApiProperty({ format: 'uuid' }) id: string;
