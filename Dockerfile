@@ -38,4 +38,9 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Migrations run at boot (MIGRATIONS_RUN defaults to true). With MIGRATIONS_RUN=false, apply them as a
 # separate step: docker run --rm -e DATABASE_URL=... <image> node dist/src/cli.js migrate
-CMD ["node", "dist/src/main.js"]
+# Every client connection is an open file: the start raises the soft open-files limit to the hard limit
+# (which any process may do; recent Docker and containerd start containers at a soft limit of 1024). An image
+# cannot raise the hard limit itself: set it at run time, `docker run --ulimit nofile=65536:65536` (or the
+# orchestrator's equivalent). At boot the service lowers HTTP_MAX_CONNECTIONS to fit the limit it got,
+# with a warning, rather than fail with EMFILE.
+CMD ["sh", "-c", "ulimit -S -n \"$(ulimit -H -n)\" 2>/dev/null || true; exec node dist/src/main.js"]

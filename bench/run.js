@@ -152,6 +152,34 @@ async function measure(options, duration, connections, precise = false) {
   return result;
 }
 
+/** A scenario's `background` load, running on its own connections until stopBackground; null without one. */
+function startBackground(scenario, ctx, data, origin, config) {
+  if (scenario.background === undefined) {
+    return null;
+  }
+  const definition =
+    typeof scenario.background === 'function' ? scenario.background(ctx, data) : scenario.background;
+  const instance = autocannon({
+    ...autocannonOptions(origin, definition),
+    // Longer than warm-up and measurement together: stopped once the measurement is done.
+    duration: config.warmup + config.duration + 60,
+    connections: scenario.backgroundConnections ?? config.connections,
+  });
+  return instance;
+}
+
+async function stopBackground(instance) {
+  instance.stop();
+  const result = await instance;
+  return {
+    connections: result.connections,
+    requests: result.requests.total,
+    status_codes: Object.fromEntries(
+      Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]),
+    ),
+  };
+}
+
 function summarize(scenario, result) {
   const requestsPerSecond = result.duration > 0 ? result.requests.total / result.duration : 0;
   return {
@@ -346,6 +374,7 @@ async function main() {
       const options = autocannonOptions(origin, definition);
       // A scenario may fix its own concurrency (latency at 1 connection, say); others use BENCH_CONNECTIONS.
       const connections = scenario.connections ?? config.connections;
+      const load = startBackground(scenario, ctx, data, origin, config);
       if (config.warmup > 0) {
         await measure(options, config.warmup, connections);
       }
@@ -356,6 +385,9 @@ async function main() {
       );
       row.connections = connections;
       const cpuAfter = target.cpuSeconds();
+      if (load !== null) {
+        row.background = await stopBackground(load);
+      }
       row.server_cpu_ms_per_request =
         cpuBefore !== null && cpuAfter !== null && row.requests > 0
           ? round(((cpuAfter - cpuBefore) * 1000) / row.requests, 3)

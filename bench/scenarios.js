@@ -21,6 +21,9 @@
  *   preciseLatency  optional: true takes p50/p99/average from every response's own time (0.01 ms) instead of
  *             autocannon's whole-millisecond histogram
  *   tokensPerRequest  optional: tokens each request creates; the report adds tokens/s = req/s × this
+ *   background  optional request definition, or (ctx, data) => definition, sent on backgroundConnections
+ *             (default BENCH_CONNECTIONS) for the whole warm-up and measurement: the row measures `request`
+ *             under that load; `background` in the results has its request count and status codes
  *   targets   optional [{ label, measure(row, byName) -> number | null, op: '>=' | '<=', threshold, unit? }]:
  *             checked after the run and listed as PASS/MISS (null: a scenario it needs did not run)
  *
@@ -488,4 +491,5 @@ module.exports = [
       },
     ],
   },
+  ...require('./hostile-scenarios'),
 ];

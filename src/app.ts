@@ -10,6 +10,7 @@ import type { OutboundOverrides } from './outbound';
 import { serveOpenApi } from './openapi';
 import { MetricsService } from './health/metrics.service';
 import { requestMetrics } from './health/request-metrics';
+import { applyServerLimits } from './common/server-limits';
 import { json, urlencoded } from 'express';
 import {
   bodyParserErrors,
@@ -18,6 +19,7 @@ import {
   noteSurrogates,
   refuseLoneSurrogates,
 } from './common/request-body';
+import { securityHeaders } from './common/security-headers';
 
 export interface CreateAppOptions {
   /** An already opened database (tests); otherwise opened from the config. */
@@ -68,12 +70,22 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     throw err;
   }
   app.useLogger(app.get(Logger));
+  const { maxConnections, lowered } = applyServerLimits(app.getHttpServer(), config.server);
+  if (lowered) {
+    app
+      .get(Logger)
+      .warn(
+        { maxConnections },
+        'HTTP_MAX_CONNECTIONS lowered to fit the open-files limit: raise it (ulimit -n, docker --ulimit nofile)',
+      );
+  }
   // Buffered boot logs are otherwise flushed only by listen(); tests and tools never listen.
   app.flushLogs();
   app.disable('x-powered-by');
   // Express's default ETag is an unsalted SHA-1 of the body: on a revealed card, a brute-forceable hash of it.
   app.set('etag', false);
   app.set('query parser', 'simple');
+  app.use(securityHeaders);
   app.use(requestMetrics(app.get(MetricsService)));
   app.use(jsonBodiesOnly);
   // Not strict: /tokenize and merge patches accept any JSON value at the top level.

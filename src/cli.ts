@@ -2,6 +2,7 @@
  * Operator commands: `npm run cli -- <command> [options]` (or `node dist/src/cli.js <command>` in the image).
  * Each command opens the configured database itself, does one thing, and exits.
  */
+import { plainName } from './common/display-name';
 import { ConsoleLogger, INestApplicationContext, LogLevel as NestLogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { createConnection } from 'node:net';
@@ -18,6 +19,7 @@ import { ReactorFormulasService } from './reactor-formulas/reactor-formulas.serv
 import { openDatabase } from './database/database';
 import { DatabaseInUseError } from './database/embedded-postgres';
 import { TenantKeysService } from './crypto/tenant-keys.service';
+import { canonicalEmail, emailRefusal } from './tenants/email';
 import { TenantsService } from './tenants/tenants.service';
 import { ReencryptionService } from './tokens/reencryption.service';
 
@@ -144,13 +146,13 @@ async function createTenant(args: string[], config: AppConfig): Promise<void> {
     'owner-email': { type: 'string' },
     json: { type: 'boolean' },
   });
-  const name = typeof values.name === 'string' ? values.name.trim() : '';
-  const ownerEmail = typeof values['owner-email'] === 'string' ? values['owner-email'].trim() : '';
+  const name = typeof values.name === 'string' ? plainName(values.name) : '';
+  const ownerEmail = typeof values['owner-email'] === 'string' ? canonicalEmail(values['owner-email']) : '';
   if (name === '' || name.length > 200) {
     throw new UsageError('--name is required (1 to 200 characters)');
   }
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(ownerEmail)) {
-    throw new UsageError('--owner-email is required and must be an e-mail address');
+  if (ownerEmail === '' || emailRefusal(ownerEmail) !== null) {
+    throw new UsageError('--owner-email is required and must be an ASCII e-mail address (see README)');
   }
   const created = await withAppContext(config, (app) =>
     app.get(TenantsService).createTenant(name, ownerEmail),
@@ -168,7 +170,7 @@ async function createTenant(args: string[], config: AppConfig): Promise<void> {
   }
   out(
     [
-      `Created tenant "${created.tenant.name}" (${created.tenant.id}) owned by ${ownerEmail.toLowerCase()}.`,
+      `Created tenant "${created.tenant.name}" (${created.tenant.id}) owned by ${ownerEmail}.`,
       `Management application: ${created.application.id}`,
       `Management key (shown once, store it now): ${created.key}`,
     ].join('\n'),

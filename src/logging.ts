@@ -7,6 +7,17 @@ import { AppConfig } from './config/app-config';
 /** Header values that are secrets: never logged (the request serializer writes bt-api-key itself). */
 const REDACTED_PATHS = ['req.headers["bt-proxy-key"]', 'req.headers.authorization', 'req.headers.cookie'];
 
+/** `/tokens/<id>` in any case and with any repeated slashes, as Express routes it; `search` is a route. */
+const TOKEN_ID_IN_PATH = /^(\/+tokens\/+)(?!search\/*$)[^/].*$/i;
+
+/**
+ * The path of a request as logged: a token id (which an alias expression derived from the data) is
+ * replaced with `[id]`. Hashing it would not do: a card number's few unknown digits are quickly guessed.
+ */
+export function loggedPath(url: string): string {
+  return url.split('?')[0].replace(TOKEN_ID_IN_PATH, '$1[id]');
+}
+
 /**
  * JSON logs with a request id. Bodies are never logged, and query strings are dropped because list
  * filters (`metadata.<key>=`) and proxy keys (`bt-proxy-key=`) travel there.
@@ -29,7 +40,7 @@ export function loggerOptions(config: AppConfig, stream?: DestinationStream): Pa
         req: (req: { id: string; method: string; url: string; headers: Record<string, unknown> }) => ({
           id: req.id,
           method: req.method,
-          path: req.url.split('?')[0],
+          path: loggedPath(req.url),
           // Whether a key was sent, never the key.
           headers: {
             'user-agent': req.headers['user-agent'],

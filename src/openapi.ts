@@ -24,8 +24,9 @@ export function serveOpenApi(app: INestApplication): void {
   SwaggerModule.setup('docs', app, buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
     customSiteTitle: 'Token Vault API',
-    // The entered key survives a reload of the page.
-    swaggerOptions: { persistAuthorization: true },
+    // The entered key lives in the page's memory only: never in localStorage, where any script that ever
+    // ran on this origin could read it (README, Security notes).
+    swaggerOptions: { persistAuthorization: false },
   });
 }
 

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { EntityManager, In, Repository } from 'typeorm';
 import { AccessRule } from '../auth/access-rules';
 import { isPermission, Permission, permissionAllowedFor, TOKEN_PERMISSIONS } from '../auth/permissions';
+import { Grants, ungrantable } from '../auth/grants';
 import { Principal } from '../auth/principal';
 import { ApiError, FieldErrors } from '../common/api-error';
 import { Page, pageOf, pageOffset } from '../common/pagination';
@@ -97,6 +98,7 @@ export class ApplicationsService {
 
   async create(principal: Principal, dto: CreateApplicationDto): Promise<ApplicationDto> {
     const { permissions, rules } = checkGrants(dto.type, dto.permissions ?? [], dto.rules ?? []);
+    requireGrantable(principal, { type: dto.type, permissions, rules }, 'grant');
     const { application, key } = await this.insert(
       this.applications.manager,
       principal.tenantId,
@@ -126,8 +128,9 @@ export class ApplicationsService {
   }
 
   async update(principal: Principal, id: string, dto: UpdateApplicationDto): Promise<ApplicationDto> {
-    const application = await this.find(principal.tenantId, id);
+    const application = await this.findOther(principal, id, 'update');
     const { permissions, rules } = checkGrants(application.type, dto.permissions ?? [], dto.rules ?? []);
+    requireGrantable(principal, { type: application.type, permissions, rules }, 'grant');
     await this.applications.manager.transaction(async (manager) => {
       await manager.update(
         Application,
@@ -140,6 +143,10 @@ export class ApplicationsService {
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
+    const target = await this.applications.findOne({ where: { tenantId: principal.tenantId, id } });
+    if (target !== null && target.id !== principal.applicationId) {
+      requireGrantable(principal, target, 'delete');
+    }
     const affected = await this.applications.manager.transaction(async (manager) => {
       const result = await manager.delete(Application, { tenantId: principal.tenantId, id });
       await this.cache.changed(manager, id);
@@ -152,7 +159,7 @@ export class ApplicationsService {
 
   /** Issues a new key; the old one stops working with this commit (evicted from every replica's cache). */
   async regenerate(principal: Principal, id: string): Promise<ApplicationDto> {
-    await this.find(principal.tenantId, id);
+    await this.findOther(principal, id, 'regenerate the key of');
     const key = generateApiKey();
     await this.applications.manager.transaction(async (manager) => {
       await manager.update(
@@ -174,6 +181,36 @@ export class ApplicationsService {
     return this.applications.find({ where: { tenantId, id: In(ids) } });
   }
 
+  /**
+   * The application a reactor or proxy of the caller will act as (null for none): a public or private
+   * application of the tenant holding nothing the caller does not hold itself, since binding it hands its
+   * permissions to code the caller writes.
+   */
+  async requireBindable(principal: Principal, applicationId: string | null): Promise<string | null> {
+    if (applicationId === null) {
+      return null;
+    }
+    const application = await this.findForTenant(principal.tenantId, applicationId);
+    if (application === null) {
+      throw ApiError.field('application.id', 'is not an application of this tenant');
+    }
+    if (application.type !== 'public' && application.type !== 'private') {
+      throw ApiError.field('application.id', 'must be a public or private application');
+    }
+    requireGrantable(principal, application, 'bind');
+    return application.id;
+  }
+
+  /** Another application of the tenant that the caller holds everything of: its own is refused. */
+  private async findOther(principal: Principal, id: string, action: string): Promise<Application> {
+    const application = await this.find(principal.tenantId, id);
+    if (application.id === principal.applicationId) {
+      throw ApiError.forbidden(`An application cannot ${action} itself; use another management application.`);
+    }
+    requireGrantable(principal, application, action);
+    return application;
+  }
+
   private async find(tenantId: string, id: string): Promise<Application> {
     const application = await this.applications.findOne({ where: { tenantId, id } });
     if (application === null) {
@@ -183,7 +220,25 @@ export class ApplicationsService {
   }
 }
 
-/** The permissions (and the rules' permissions) must exist and be allowed for the application type. */
+/**
+ * A caller grants, binds, updates, regenerates or deletes only what it holds itself: every permission, and
+ * every access rule covered by one of its own (container at or under it, transform showing no more, the
+ * permission). Otherwise a key with `application:create` could mint a key stronger than itself.
+ */
+function requireGrantable(principal: Principal, wanted: Grants, action: string): void {
+  const missing = ungrantable(principal, wanted);
+  if (missing.length > 0) {
+    const what = action === 'grant' ? 'grant' : `${action} an application holding`;
+    throw ApiError.forbidden(
+      `The application cannot ${what} what it does not hold itself: ${missing.slice(0, 10).join('; ')}.`,
+    );
+  }
+}
+
+/**
+ * The permissions (and the rules' permissions) must exist and be allowed for the application type; a
+ * management application's rules hold the token access it may delegate.
+ */
 function checkGrants(
   type: ApplicationType,
   permissions: string[],
@@ -197,6 +252,8 @@ function checkGrants(
     list.forEach((p, i) => {
       if (!isPermission(p)) {
         add(`${path}[${i}]`, `unknown permission`);
+      } else if (tokenOnly && type === 'management' && TOKEN_PERMISSIONS.includes(p)) {
+        return;
       } else if (!permissionAllowedFor(p, type)) {
         add(`${path}[${i}]`, `${p} cannot be granted to a ${type} application`);
       } else if (tokenOnly && !TOKEN_PERMISSIONS.includes(p)) {
@@ -245,7 +302,8 @@ export function toDto(app: Application): ApplicationDto {
 
 function toPrincipal(app: Application): Principal {
   const granted = new Set<Permission>(app.permissions.filter(isPermission));
-  for (const rule of app.rules) {
+  // A management application's rules say what it may delegate, never what it may do itself.
+  for (const rule of app.type === 'management' ? [] : app.rules) {
     rule.permissions.filter(isPermission).forEach((p) => granted.add(p));
   }
   return {

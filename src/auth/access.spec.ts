@@ -1,5 +1,5 @@
 import { AccessRule } from './access-rules';
-import { atMostMask, containerScope, transformFor } from './access';
+import { atMostMask, containerScope, leastVisible, transformFor, writeTransform } from './access';
 import { Permission } from './permissions';
 import { Principal } from './principal';
 
@@ -59,6 +59,27 @@ describe('transformFor', () => {
   it('does not treat a partial segment as a prefix', () => {
     const p = principal([], [rule(1, '/pc/', 'reveal', ['token:read'])]);
     expect(transformFor(p, 'token:read', ['/pci/high/'])).toBeNull();
+  });
+});
+
+describe('writeTransform', () => {
+  const p = principal(
+    [],
+    [rule(1, '/general/', 'reveal', ['token:create']), rule(2, '/pci/', 'mask', ['token:create'])],
+  );
+
+  it('needs a rule for every container, not any one', () => {
+    const generalOnly = principal([], [rule(1, '/general/', 'reveal', ['token:create'])]);
+    expect(transformFor(generalOnly, 'token:create', ['/general/', '/pci/high/'])).toBe('reveal');
+    expect(writeTransform(generalOnly, 'token:create', ['/general/', '/pci/high/'])).toBeNull();
+    expect(writeTransform(generalOnly, 'token:create', ['/pci/high/', '/general/'])).toBeNull();
+    expect(writeTransform(generalOnly, 'token:create', ['/general/'])).toBe('reveal');
+  });
+
+  it('gives the transform that shows least among the containers', () => {
+    expect(writeTransform(p, 'token:create', ['/general/', '/pci/high/'])).toBe('mask');
+    expect(writeTransform(principal(['token:create']), 'token:create', ['/a/', '/b/'])).toBe('mask');
+    expect(leastVisible('reveal', 'redact')).toBe('redact');
   });
 });
 

@@ -4,7 +4,7 @@ import type { Permission } from './permissions';
 import type { Principal } from './principal';
 
 /** What an application sees of token data per operation when it has permissions and no rules (DESIGN §7). */
-const DEFAULT_TRANSFORM: Partial<Record<Permission, Transform>> = {
+export const DEFAULT_TRANSFORM: Partial<Record<Permission, Transform>> = {
   'token:create': 'mask',
   'token:update': 'mask',
   'token:read': 'mask',
@@ -41,6 +41,31 @@ export function transformFor(
 }
 
 /**
+ * The transform for a write (create, update) of a token in `containers`: every container must be covered
+ * by a rule granting `permission`, or null. Of the transforms found, the one showing least wins.
+ */
+export function writeTransform(
+  principal: Principal,
+  permission: Permission,
+  containers: readonly string[],
+): Transform | null {
+  let least: Transform | null = null;
+  for (const container of containers) {
+    const transform = transformFor(principal, permission, [container]);
+    if (transform === null) {
+      return null;
+    }
+    least = least === null ? transform : leastVisible(least, transform);
+  }
+  return least;
+}
+
+/** Of two transforms, the one that shows less of the data. */
+export function leastVisible(a: Transform, b: Transform): Transform {
+  return VISIBILITY[a] <= VISIBILITY[b] ? a : b;
+}
+
+/**
  * Container prefixes under which the principal holds `permission`, or 'all' for a rule-less application
  * holding it. Used to filter lists in SQL so pagination counts only what the caller may see.
  */
@@ -62,7 +87,7 @@ export function atMostMask(transform: Transform): Transform {
 
 /** Permissions through which an application gets to see token data, and how much each transform shows. */
 const DATA_PERMISSIONS: readonly Permission[] = ['token:read', 'token:search', 'token:use'];
-const VISIBILITY: Record<Transform, number> = { redact: 0, mask: 1, reveal: 2 };
+export const VISIBILITY: Record<Transform, number> = { redact: 0, mask: 1, reveal: 2 };
 
 function visibility(principal: Principal, permission: Permission, containers: readonly string[]): number {
   const transform = transformFor(principal, permission, containers);

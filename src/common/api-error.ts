@@ -11,8 +11,18 @@ export class ApiError extends Error {
     readonly status: number,
     readonly detail: string,
     readonly errors?: FieldErrors,
+    /** Response headers that belong to the error (Retry-After); never sensitive. */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(detail);
+  }
+
+  /** 429 with Retry-After in whole seconds (at least 1). */
+  static tooManyRequests(detail: string, retryAfterSeconds: number): ApiError {
+    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+    return new ApiError(429, `${detail} Try again in ${seconds} seconds.`, undefined, {
+      'Retry-After': String(seconds),
+    });
   }
 
   static badRequest(detail: string, errors?: FieldErrors): ApiError {

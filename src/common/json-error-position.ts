@@ -13,7 +13,7 @@ export function jsonErrorPosition(text: string): number | null {
   let i = 0;
   const MAX_DEPTH = 10_000;
   const ws = (): void => {
-    while (i < text.length && ' \t\n\r'.includes(text[i])) {
+    while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) {
       i++;
     }
   };

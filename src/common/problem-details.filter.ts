@@ -2,17 +2,19 @@ import { ArgumentsHost, Catch, ExceptionFilter, NotFoundException } from '@nestj
 import type { Request, Response } from 'express';
 import { CustomHttpResponse } from '../sandbox/sandbox-outcome';
 import { allowedMethods } from './allowed-methods';
+import { ApiError } from './api-error';
+import { sendCustomResponse } from './security-headers';
 import { problem } from './problem-details';
 import { toProblem } from './to-problem';
 
-/** Renders every error as problem details (see toProblem); a response chosen by tenant code as it is. */
+/** Renders every error as problem details (see toProblem); a response chosen by tenant code as untrusted. */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     if (exception instanceof CustomHttpResponse && !response.headersSent) {
-      // Tenant code chose this response (CustomHttpResponseError): sent as it is, not as a problem.
-      response.status(exception.status).set(exception.headers).json(exception.body);
+      // Tenant code chose this response (CustomHttpResponseError): not a problem, and sandboxed.
+      sendCustomResponse(response, exception);
       return;
     }
     if (exception instanceof NotFoundException && !response.headersSent) {
@@ -31,6 +33,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (response.headersSent) {
       response.end();
       return;
+    }
+    if (exception instanceof ApiError) {
+      response.set(exception.headers);
     }
     response.status(body.status).type('application/problem+json').json(body);
   }

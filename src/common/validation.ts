@@ -7,9 +7,14 @@ import { MAX_NESTING } from './limits';
 /** Longest member name an error quotes: names come from the caller and may carry data. */
 const MAX_NAME = 64;
 
-/** A caller-given member name as errors may show it: printable ASCII, at most 64 characters. */
+/**
+ * A caller-given member name as errors may show it: printable ASCII, at most 64 characters, and no run of
+ * 6 or more digits (a card number sent as a member name is not echoed).
+ */
 export function boundedName(name: string): string {
-  const printable = name.replace(/[^\x20-\x7e]/g, '?');
+  const printable = name
+    .replace(/[^\x20-\x7e]/g, '?')
+    .replace(/\d{6,}/g, (digits) => '#'.repeat(digits.length));
   return printable.length > MAX_NAME ? `${printable.slice(0, MAX_NAME)}…` : printable;
 }
 

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 
 export type NodeEnv = 'development' | 'production' | 'test';
@@ -21,17 +22,49 @@ export interface AppConfig {
   /** Scheduled jobs (purge, maintenance) run in this process; tests turn them off and call the services. */
   jobsEnabled: boolean;
   tokenizeMaxTokens: number;
+  /** Deduplicating token writes per application and minute (0: unlimited). */
+  dedupWritesPerMinute: number;
   sandboxWorkers: number;
   sandboxTimeoutMs: number;
   sandboxMemoryMb: number;
+  /** Runs waiting for a sandbox worker, all tenants together (503 beyond). */
+  sandboxQueueMax: number;
+  /** Runs of one tenant waiting for a worker (429 beyond). */
+  sandboxTenantQueueMax: number;
+  /** Workers one tenant may hold while another tenant's run waits. */
+  sandboxTenantRunningMax: number;
   proxyTimeoutMs: number;
   proxyAllowLoopback: boolean;
   proxyCaFile: string | null;
   logLevel: LogLevel;
-  /** /metrics without a key (otherwise a management key, or METRICS_PORT). */
-  metricsPublic: boolean;
-  /** Serve /metrics only on this port, without a key; null: on the main port. */
+  /** The HTTP server's socket limits (src/common/server-limits.ts). */
+  server: ServerLimitsConfig;
+  /** Serve /metrics only on this port, on metricsHost; null: on the main port, and only with metricsToken. */
   metricsPort: number | null;
+  metricsHost: string;
+  /** The operator's bearer token for /metrics; never a tenant's key. */
+  metricsToken: string | null;
+  /** Addresses and CIDR ranges of reverse proxies whose X-Forwarded-For is believed; empty: none. */
+  trustedProxies: string[];
+  /** Invitation e-mails per address and tenant in any hour (create and resend). */
+  invitationMailsPerAddressPerHour: number;
+  /** Invitation e-mails per tenant in any hour. */
+  invitationMailsPerTenantPerHour: number;
+}
+
+export interface ServerLimitsConfig {
+  /** Open connections in all; past it new ones are closed at once (Node's maxConnections). */
+  maxConnections: number;
+  /** Open connections from one client address (IPv6: one /64); past it new ones are closed at once. */
+  maxConnectionsPerAddress: number;
+  /** Time to receive a request's headers. */
+  headersTimeoutMs: number;
+  /** Time to receive a whole request, headers and body (not the time to answer it). */
+  requestTimeoutMs: number;
+  /** How long a kept-alive connection waits for the next request. */
+  keepAliveTimeoutMs: number;
+  /** A connection with no traffic either way this long is closed, unless the vault is still answering. */
+  idleTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -96,7 +129,40 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+/** A comma-separated list of IP addresses and CIDR ranges (`10.0.0.0/8`, `fd00::/8`). */
+function addressList(env: Env, name: string): string[] {
+  const raw = present(env, name);
+  if (raw === undefined) {
+    return [];
+  }
+  return raw.split(',').map((entry) => {
+    const [address, prefix, extra] = entry.trim().split('/');
+    const family = isIP(address);
+    const max = family === 6 ? 128 : 32;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= max);
+    if (family === 0 || !prefixOk || extra !== undefined) {
+      throw new ConfigError(`${name} must be a comma-separated list of IP addresses or CIDR ranges`);
+    }
+    return entry.trim();
+  });
+}
+
 const CRON_FIELD = /^[\d*/,-]+$/;
+
+/** The sandbox's queue limits; their defaults follow SANDBOX_WORKERS. */
+function sandboxQueueing(
+  env: Env,
+): Pick<AppConfig, 'sandboxQueueMax' | 'sandboxTenantQueueMax' | 'sandboxTenantRunningMax'> {
+  const workers = int(env, 'SANDBOX_WORKERS', 2, 1, 64);
+  const queueMax = int(env, 'SANDBOX_QUEUE_MAX', workers * 64, 1, 100_000);
+  const tenantQueueMax = int(env, 'SANDBOX_TENANT_QUEUE', Math.min(workers * 16, queueMax), 1, queueMax);
+  const runningMax = int(env, 'SANDBOX_TENANT_RUNNING', Math.max(1, workers - 1), 1, workers);
+  return {
+    sandboxQueueMax: queueMax,
+    sandboxTenantQueueMax: tenantQueueMax,
+    sandboxTenantRunningMax: runningMax,
+  };
+}
 
 /** Parses and validates the environment; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): AppConfig {
@@ -127,16 +193,39 @@ export function loadConfig(env: Env = process.env): AppConfig {
     purgeCron,
     jobsEnabled: bool(env, 'JOBS_ENABLED', true),
     tokenizeMaxTokens: int(env, 'TOKENIZE_MAX_TOKENS', 100, 1, 10000),
+    dedupWritesPerMinute: int(env, 'DEDUP_WRITES_PER_MINUTE', 1200, 0, 1_000_000),
     sandboxWorkers: int(env, 'SANDBOX_WORKERS', 2, 1, 64),
     sandboxTimeoutMs: int(env, 'SANDBOX_TIMEOUT_MS', 10000, 10, 600000),
     sandboxMemoryMb: int(env, 'SANDBOX_MEMORY_MB', 128, 8, 4096),
+    ...sandboxQueueing(env),
     proxyTimeoutMs: int(env, 'PROXY_TIMEOUT_MS', 25000, 100, 600000),
     proxyAllowLoopback: bool(env, 'PROXY_ALLOW_LOOPBACK', false),
     proxyCaFile: present(env, 'PROXY_CA_FILE') ?? null,
-    metricsPublic: bool(env, 'METRICS_PUBLIC', false),
+    server: {
+      maxConnections: int(env, 'HTTP_MAX_CONNECTIONS', 10000, 1, 1_000_000),
+      maxConnectionsPerAddress: int(env, 'HTTP_CONNECTIONS_PER_IP', 256, 1, 1_000_000),
+      headersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 15000, 100, 600000),
+      requestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 60000, 100, 3600000),
+      keepAliveTimeoutMs: int(env, 'HTTP_KEEPALIVE_MS', 5000, 100, 600000),
+      idleTimeoutMs: int(env, 'HTTP_IDLE_TIMEOUT_MS', 30000, 100, 3600000),
+    },
     metricsPort: present(env, 'METRICS_PORT') === undefined ? null : int(env, 'METRICS_PORT', 0, 0, 65535),
+    metricsHost: present(env, 'METRICS_HOST') ?? '127.0.0.1',
+    metricsToken: present(env, 'METRICS_TOKEN') ?? null,
+    trustedProxies: addressList(env, 'TRUST_PROXY'),
+    invitationMailsPerAddressPerHour: int(env, 'INVITATION_MAILS_PER_ADDRESS_PER_HOUR', 5, 1, 1000),
+    invitationMailsPerTenantPerHour: int(env, 'INVITATION_MAILS_PER_TENANT_PER_HOUR', 100, 1, 10000),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   };
+  if (bool(env, 'METRICS_PUBLIC', false)) {
+    throw new ConfigError('METRICS_PUBLIC was removed: use METRICS_PORT (a private port) or METRICS_TOKEN');
+  }
+  if (config.metricsToken !== null && config.metricsToken.length < 32) {
+    throw new ConfigError('METRICS_TOKEN must be at least 32 characters');
+  }
+  if (config.server.headersTimeoutMs > config.server.requestTimeoutMs) {
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS must not be above HTTP_REQUEST_TIMEOUT_MS');
+  }
   if (config.bootstrapApiKey !== null && !/^key_[1-9A-HJ-NP-Za-km-z]{32,}$/.test(config.bootstrapApiKey)) {
     throw new ConfigError('VAULT_BOOTSTRAP_API_KEY must look like key_<at least 32 base58 characters>');
   }

@@ -1,28 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
-import {
-  Context,
-  FilterImplOptions,
-  Liquid,
-  Output,
-  Template,
-  toValue,
-  toValueSync,
-  TypeGuards,
-} from 'liquidjs';
+import { Context, Liquid, Output, Template, toValue, toValueSync, TypeGuards } from 'liquidjs';
 import { EXPRESSION_LIMITS } from './expression.limits';
 import { ExpressionError } from './expression.errors';
-import { registerVaultFilters } from './filters';
+import { countingFilter, countingOperators, countRenderedNodes, limitWork } from './expression-work';
+import { registerVaultFilters, vaultFilters } from './filters';
 import { LimitedEmitter } from './limited-emitter';
 import { toExpressionError } from './to-expression-error';
 
 /** Tags that read template files; the vault has none, so they are removed rather than left pointing at disk. */
 const FILE_TAGS = ['include', 'render', 'layout'];
 
-/** Render time left to the expressions of one unit of work (a request), in milliseconds. */
+/** Render time (milliseconds) and work (expression-work.ts units) left to the expressions of one request. */
 interface RenderBudget {
   remainingMs: number;
+  remainingWork: number;
 }
 
 /**
@@ -46,6 +39,7 @@ export class ExpressionEngine {
       parseLimit: EXPRESSION_LIMITS.parseLength,
       renderLimit: EXPRESSION_LIMITS.renderMs,
       memoryLimit: EXPRESSION_LIMITS.memory,
+      operators: countingOperators(),
     });
     for (const tag of FILE_TAGS) {
       delete this.liquid.tags[tag];
@@ -53,9 +47,11 @@ export class ExpressionEngine {
     registerVaultFilters(this.liquid);
     // liquidjs checks its render limit only between template nodes: a chain of filters in one output (the
     // whole of a typed render) would otherwise run unchecked, each filter over up to a megabyte of data.
+    const native = new Set(Object.keys(vaultFilters()));
     for (const [name, filter] of Object.entries(this.liquid.filters)) {
-      this.liquid.registerFilter(name, withDeadlineCheck(filter));
+      this.liquid.registerFilter(name, countingFilter(filter, native.has(name)));
     }
+    countRenderedNodes(this.liquid);
   }
 
   /**
@@ -63,7 +59,7 @@ export class ExpressionEngine {
    * renders, so the count of masks, indexes or tokens in a request cannot multiply the per-render limit.
    */
   withBudget<T>(work: () => T, ms: number = EXPRESSION_LIMITS.requestRenderMs): T {
-    return this.budget.run({ remainingMs: ms }, work);
+    return this.budget.run({ remainingMs: ms, remainingWork: EXPRESSION_LIMITS.requestWork }, work);
   }
 
   /** Throws ExpressionError when the template does not parse (bad syntax, unknown filter or tag). */
@@ -86,9 +82,9 @@ export class ExpressionEngine {
     if (!output) {
       return this.renderText(templates, scope);
     }
-    return this.charged((): unknown => {
+    return this.rendering(scope, (ctx): unknown => {
       try {
-        return toValue(toValueSync(output.value.value(this.context(scope), false))) as unknown;
+        return toValue(toValueSync(output.value.value(ctx, false))) as unknown;
       } catch (error) {
         throw toExpressionError(error);
       }
@@ -149,8 +145,7 @@ export class ExpressionEngine {
   }
 
   private renderText(templates: Template[], scope: Record<string, unknown>): string {
-    return this.charged(() => {
-      const ctx = this.context(scope);
+    return this.rendering(scope, (ctx) => {
       const emitter = new LimitedEmitter(ctx);
       try {
         toValueSync(this.liquid.renderer.renderTemplates(templates, ctx, emitter));
@@ -175,33 +170,28 @@ export class ExpressionEngine {
   }
 
   /**
-   * A fresh context per render: its own memory budget and a time limit of the per-render limit or what is
-   * left of the current budget, whichever is less; a shallow copy so `increment` cannot write back.
+   * Renders with a fresh context: its own memory budget, a time limit and a work limit of the per-render
+   * limit or what is left of the current budget, whichever is less; a shallow copy of `scope` so
+   * `increment` cannot write back. The time and work used are charged to the budget.
    */
-  private context(scope: Record<string, unknown>): Context {
-    const remaining = this.budget.getStore()?.remainingMs ?? Infinity;
-    const renderLimit = Math.max(0, Math.min(EXPRESSION_LIMITS.renderMs, remaining));
-    return new Context(
+  private rendering<T>(scope: Record<string, unknown>, render: (ctx: Context) => T): T {
+    const budget = this.budget.getStore();
+    const renderLimit = Math.max(0, Math.min(EXPRESSION_LIMITS.renderMs, budget?.remainingMs ?? Infinity));
+    const ctx = new Context(
       { ...scope },
       this.liquid.options,
       { sync: true, renderLimit },
       { liquid: this.liquid },
     );
+    const work = limitWork(ctx, Math.min(EXPRESSION_LIMITS.work, budget?.remainingWork ?? Infinity));
+    try {
+      return this.charged(() => render(ctx));
+    } finally {
+      if (budget !== undefined) {
+        budget.remainingWork -= work.used;
+      }
+    }
   }
-}
-
-/** A filter that first fails with the render-limit error once the render's time is up. */
-function withDeadlineCheck(filter: FilterImplOptions): FilterImplOptions {
-  const handler = typeof filter === 'function' ? filter : filter.handler;
-  const checked: typeof handler = function (
-    this: ThisParameterType<typeof handler>,
-    value: unknown,
-    ...args: unknown[]
-  ): unknown {
-    this.context.renderLimit.check(performance.now());
-    return handler.call(this, value, ...args) as unknown;
-  };
-  return typeof filter === 'function' ? checked : { ...filter, handler: checked };
 }
 
 /** The Output of a template made of one `{{ ... }}` and, at most, whitespace around it. */

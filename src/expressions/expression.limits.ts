@@ -8,6 +8,15 @@ export const EXPRESSION_LIMITS = {
   renderMs: 500,
   /** Milliseconds all the renders of one request may take together (ExpressionEngine.withBudget). */
   requestRenderMs: 1000,
+  /**
+   * Work units (expression-work.ts: template nodes, loop iterations, filter and operator calls with the
+   * array elements they are given) one render may do: about 10 ms of the worst kind of work.
+   */
+  work: 10_000,
+  /** Work units all the renders of one request may do together. */
+  requestWork: 50_000,
+  /** Characters or array slots liquidjs allocates per work unit (a range of 1,000,000 is 10,000 units). */
+  memoryPerWorkUnit: 100,
   /** Characters (and array slots) one render may allocate, output included. */
   memory: 10_000_000,
   /** Parsed templates kept in the LRU cache, and the longest template worth caching. */

@@ -1,4 +1,5 @@
 import { Context, Emitter, toValue } from 'liquidjs';
+import { useMemory } from './expression-work';
 
 /**
  * How a value reads inside text: as standard Liquid (nil empty, arrays joined), except that an object is
@@ -29,7 +30,7 @@ export class LimitedEmitter implements Emitter {
 
   write(html: unknown): void {
     const text = outputText(html);
-    this.ctx.memoryLimit.use(text.length);
+    useMemory(this.ctx, text.length);
     this.buffer += text;
   }
 }

@@ -1,5 +1,4 @@
 import { Global, Module } from '@nestjs/common';
-import { ApplicationsModule } from '../applications/applications.module';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
 import { MetricsPort } from './metrics-port';
@@ -8,7 +7,6 @@ import { MetricsService } from './metrics.service';
 /** Liveness, readiness and Prometheus metrics; MetricsService is global so any module can add series. */
 @Global()
 @Module({
-  imports: [ApplicationsModule],
   controllers: [HealthController, MetricsController],
   providers: [MetricsService, MetricsPort],
   exports: [MetricsService],

@@ -1,45 +1,31 @@
 import { Controller, Get, Header, Headers, Inject } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ApplicationsService } from '../applications/applications.service';
-import { API_KEY_SCHEME, Public } from '../auth/decorators';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { Public } from '../auth/decorators';
 import { ApiError } from '../common/api-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { carriesMetricsToken } from './metrics-access';
 import { MetricsService } from './metrics.service';
 
-@ApiTags('Health')
+/**
+ * /metrics on the main port: every tenant's traffic, so for the operator alone. It answers only to
+ * `Authorization: Bearer <METRICS_TOKEN>` (and never when METRICS_PORT serves it elsewhere); any other
+ * request, with or without a tenant's key, gets the 404 of a path that does not exist. Not in the OpenAPI
+ * document: it is not part of the tenants' API.
+ */
+@ApiExcludeController()
 @Public()
 @Controller('metrics')
 export class MetricsController {
   constructor(
     private readonly metrics: MetricsService,
-    private readonly applications: ApplicationsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Get()
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
-  @ApiOperation({
-    summary: 'Prometheus metrics',
-    description:
-      'Request rate and latency by route template and status, process and event-loop metrics, database pool ' +
-      'usage, purge and sandbox counts. Needs a management application key unless METRICS_PUBLIC=true; ' +
-      'with METRICS_PORT set it is served only on that port.',
-  })
-  @ApiSecurity(API_KEY_SCHEME)
-  @ApiProduces('text/plain')
-  @ApiOkResponse({ description: 'Prometheus text format.', schema: { type: 'string' } })
-  async scrape(@Headers('bt-api-key') key: string | undefined): Promise<string> {
-    if (this.config.metricsPort !== null) {
-      throw ApiError.notFound('Resource');
-    }
-    if (!this.config.metricsPublic) {
-      const principal = key === undefined ? null : await this.applications.authenticate(key);
-      if (principal === null) {
-        throw ApiError.unauthorized();
-      }
-      if (principal.applicationType !== 'management') {
-        throw ApiError.forbidden('Metrics are for management applications.');
-      }
+  async scrape(@Headers('authorization') authorization: string | undefined): Promise<string> {
+    if (this.config.metricsPort !== null || !carriesMetricsToken(authorization, this.config.metricsToken)) {
+      throw new ApiError(404, 'The requested resource was not found.');
     }
     return this.metrics.text();
   }

@@ -21,6 +21,8 @@ export class MetricsService {
   readonly purgedTokens: Counter;
   readonly sandboxRuns: Counter<'outcome'>;
   readonly proxyUpstream: Histogram<'outcome'>;
+  readonly sandboxRejected: Counter<'reason'>;
+  private sandboxLoad: () => { queued: number; running: number } = () => ({ queued: 0, running: 0 });
 
   constructor(@InjectDataSource() dataSource: DataSource) {
     collectDefaultMetrics({ register: this.registry, prefix: 'token_vault_' });
@@ -41,6 +43,24 @@ export class MetricsService {
       help: 'Sandboxed code runs (reactors, transforms) by outcome',
       labelNames: ['outcome'],
       registers: [this.registry],
+    });
+    this.sandboxRejected = new Counter({
+      name: 'token_vault_sandbox_rejected_total',
+      help: 'Sandbox runs refused or dropped before they ran, by reason (queue_full, tenant_queue_full, cancelled)',
+      labelNames: ['reason'],
+      registers: [this.registry],
+    });
+    const load = (): { queued: number; running: number } => this.sandboxLoad();
+    new Gauge({
+      name: 'token_vault_sandbox_jobs',
+      help: 'Sandbox runs waiting for a worker (queued) and holding one (running), all tenants together',
+      labelNames: ['state'],
+      registers: [this.registry],
+      collect() {
+        const { queued, running } = load();
+        this.set({ state: 'queued' }, queued);
+        this.set({ state: 'running' }, running);
+      },
     });
     this.proxyUpstream = new Histogram({
       name: 'token_vault_proxy_upstream_duration_seconds',
@@ -69,6 +89,11 @@ export class MetricsService {
         },
       });
     }
+  }
+
+  /** Where the sandbox gauges read from, once the sandbox has started. */
+  watchSandbox(load: () => { queued: number; running: number }): void {
+    this.sandboxLoad = load;
   }
 
   async text(): Promise<string> {

@@ -17,24 +17,6 @@ export type BlockedRange =
   | 'unique-local'
   | 'site-local';
 
-/** Words for error messages: they name the kind of address, never the address itself. */
-export const RANGE_LABEL: Record<BlockedRange, string> = {
-  invalid: 'an invalid address',
-  unspecified: 'an unspecified address',
-  loopback: 'a loopback address',
-  private: 'a private address',
-  shared: 'a shared (carrier-grade NAT) address',
-  'link-local': 'a link-local address',
-  metadata: 'a cloud metadata address',
-  multicast: 'a multicast address',
-  broadcast: 'a broadcast address',
-  documentation: 'a documentation address',
-  benchmarking: 'a benchmarking address',
-  reserved: 'a reserved address',
-  'unique-local': 'a unique local address',
-  'site-local': 'a site-local address',
-};
-
 interface Cidr {
   bytes: Uint8Array;
   bits: number;

@@ -2,9 +2,9 @@ import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import * as tls from 'node:tls';
-import { classifyAddress, RANGE_LABEL } from './address-ranges';
+import { classifyAddress } from './address-ranges';
 import { checkHostname } from './destination-url';
-import { OutboundError, toDnsError, toOutboundError } from './outbound.errors';
+import { OutboundError, toOutboundError, toResolutionRefusal } from './outbound.errors';
 
 export interface ResolvedAddress {
   address: string;
@@ -135,17 +135,18 @@ export class DestinationGuard {
     try {
       found = await this.options.resolver(host.hostname);
     } catch (err) {
-      throw toDnsError(err);
+      throw toResolutionRefusal(err);
     }
     if (found.length === 0) {
-      throw toDnsError(undefined);
+      throw OutboundError.notAllowed();
     }
     const addresses: ResolvedAddress[] = [];
     for (const { address } of found) {
       const range = classifyAddress(address);
       if (range !== null && !(range === 'loopback' && this.options.allowLoopback)) {
-        // Any bad answer refuses the name: a mixed answer is how rebinding attacks start.
-        throw OutboundError.refused(`the host name resolves to ${RANGE_LABEL[range]}`);
+        // Any bad answer refuses the name: a mixed answer is how rebinding attacks start. The answer says
+        // neither the range nor the address: the same words as a name that does not resolve.
+        throw OutboundError.notAllowed();
       }
       if (!addresses.some((seen) => seen.address === address)) {
         addresses.push({ address, family: isIP(address) === 6 ? 6 : 4 });

@@ -1,4 +1,4 @@
-export { classifyAddress, RANGE_LABEL } from './address-ranges';
+export { classifyAddress } from './address-ranges';
 export type { BlockedRange } from './address-ranges';
 export { createSystemResolver, createTlsConnector, DestinationGuard } from './destination-guard';
 export type {

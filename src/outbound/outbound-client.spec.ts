@@ -178,7 +178,7 @@ describe('OutboundModule', () => {
     const err = await failureOf(
       moduleRef.get(OutboundClient).request({ method: 'GET', url: 'https://a.example/' }),
     );
-    expect(err.failure).toBe('dns_failure');
+    expect([err.failure, err.detail]).toEqual(['destination_refused', 'The destination is not allowed.']);
     expect(resolver).toHaveBeenCalledWith('a.example');
     await moduleRef.close();
   });

@@ -1,4 +1,4 @@
-import { OutboundError, toDnsError, toOutboundError } from './outbound.errors';
+import { OutboundError, toOutboundError, toResolutionRefusal } from './outbound.errors';
 
 const withCode = (code: string): Error =>
   Object.assign(new Error(`something ${code} 4242424242424242`), { code });
@@ -28,8 +28,8 @@ describe('toOutboundError', () => {
       'The destination does not support TLS 1.2 or later.',
     ],
     ['ERR_SSL_WRONG_VERSION_NUMBER', 'tls_failure', 502, 'The TLS handshake with the destination failed.'],
-    ['ENOTFOUND', 'dns_failure', 502, 'The destination host name could not be resolved.'],
-    ['EAI_AGAIN', 'dns_failure', 502, 'The destination host name could not be resolved.'],
+    ['ENOTFOUND', 'destination_refused', 400, 'The destination is not allowed.'],
+    ['EAI_AGAIN', 'destination_refused', 400, 'The destination is not allowed.'],
     ['ECONNREFUSED', 'connection_failed', 502, 'The destination refused the connection.'],
     ['ECONNRESET', 'connection_failed', 502, 'The connection to the destination was closed unexpectedly.'],
     ['EHOSTUNREACH', 'connection_failed', 502, 'The destination is unreachable.'],
@@ -54,8 +54,14 @@ describe('toOutboundError', () => {
     expect(toOutboundError('not an error').status).toBe(502);
   });
 
-  it('maps any resolver failure to dns_failure', () => {
-    expect(toDnsError(new Error('boom')).failure).toBe('dns_failure');
-    expect(toDnsError(withCode('ESERVFAIL')).code).toBe('ESERVFAIL');
+  it('maps any resolver failure to the one refusal after resolution, keeping the code for the log', () => {
+    const mapped = toResolutionRefusal(withCode('ESERVFAIL'));
+    expect([mapped.failure, mapped.status, mapped.detail, mapped.code]).toEqual([
+      'destination_refused',
+      400,
+      'The destination is not allowed.',
+      'ESERVFAIL',
+    ]);
+    expect(toResolutionRefusal(new Error('boom')).detail).toBe(OutboundError.notAllowed().detail);
   });
 });

@@ -5,7 +5,6 @@ export type OutboundFailure =
   | 'destination_refused'
   | 'invalid_request'
   | 'request_body_failed'
-  | 'dns_failure'
   | 'connection_failed'
   | 'tls_failure'
   | 'upstream_failed'
@@ -22,7 +21,6 @@ export const OUTBOUND_STATUS: Record<OutboundFailure, number> = {
   destination_refused: 400,
   invalid_request: 400,
   request_body_failed: 400,
-  dns_failure: 502,
   connection_failed: 502,
   tls_failure: 502,
   upstream_failed: 502,
@@ -30,6 +28,8 @@ export const OUTBOUND_STATUS: Record<OutboundFailure, number> = {
   timeout: 408,
   aborted: 499,
 };
+
+const NOT_ALLOWED = 'The destination is not allowed.';
 
 /**
  * A failed outbound request. `detail` names the reason only: never the URL, a header, the body or a
@@ -46,8 +46,18 @@ export class OutboundError extends ApiError {
     this.name = 'OutboundError';
   }
 
+  /** A refusal by the static checks on the URL as written: the reason is about the caller's own input. */
   static refused(reason: string): OutboundError {
     return new OutboundError('destination_refused', `The destination is not allowed: ${reason}.`);
+  }
+
+  /**
+   * A refusal decided from resolving the host name: the name does not resolve, the resolver failed, or an
+   * address is not public. One text and one status for all of them, so that probing internal names learns
+   * nothing (which names exist inside, which ranges they point to). `code` stays for the log only.
+   */
+  static notAllowed(code?: string): OutboundError {
+    return new OutboundError('destination_refused', NOT_ALLOWED, code);
   }
 
   static timeout(ms: number): OutboundError {
@@ -101,12 +111,12 @@ function errorCode(err: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-/** Errors from a resolver (ours or an injected one) become dns_failure. */
-export function toDnsError(err: unknown): OutboundError {
+/** Errors from a resolver (ours or an injected one) read like any refusal after resolution. */
+export function toResolutionRefusal(err: unknown): OutboundError {
   if (err instanceof OutboundError) {
     return err;
   }
-  return new OutboundError('dns_failure', 'The destination host name could not be resolved.', errorCode(err));
+  return OutboundError.notAllowed(errorCode(err));
 }
 
 /** Maps a Node socket, TLS or HTTP client error to an OutboundError; an OutboundError passes through. */
@@ -135,7 +145,7 @@ export function toOutboundError(err: unknown): OutboundError {
       : fail('tls_failure', 'The TLS handshake with the destination failed.');
   }
   if (DNS_CODES.has(code)) {
-    return fail('dns_failure', 'The destination host name could not be resolved.');
+    return OutboundError.notAllowed(code);
   }
   if (code === 'ECONNREFUSED') {
     return fail('connection_failed', 'The destination refused the connection.');

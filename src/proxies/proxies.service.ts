@@ -34,7 +34,7 @@ export class ProxiesService {
 
   async create(principal: Principal, dto: ProxyBodyDto): Promise<ProxyDto> {
     const checked = checkProxyBody(dto);
-    const applicationId = await this.checkApplication(principal.tenantId, dto.application?.id ?? null);
+    const applicationId = await this.applications.requireBindable(principal, dto.application?.id ?? null);
     const { tenantId } = principal;
     const id = randomUUID();
     const key = generateProxyKey();
@@ -84,7 +84,7 @@ export class ProxiesService {
     const checked = checkProxyBody(dto);
     const { tenantId } = principal;
     await this.find(tenantId, id);
-    const applicationId = await this.checkApplication(tenantId, dto.application?.id ?? null);
+    const applicationId = await this.applications.requireBindable(principal, dto.application?.id ?? null);
     const configuration = await this.seal(tenantId, id, checked.configuration);
     await this.proxies.manager.transaction(async (manager) => {
       await manager.update(
@@ -139,20 +139,6 @@ export class ProxiesService {
       throw ApiError.notFound('Proxy');
     }
     return proxy;
-  }
-
-  private async checkApplication(tenantId: string, applicationId: string | null): Promise<string | null> {
-    if (applicationId === null) {
-      return null;
-    }
-    const application = await this.applications.findForTenant(tenantId, applicationId);
-    if (application === null) {
-      throw ApiError.field('application.id', 'is not an application of this tenant');
-    }
-    if (application.type !== 'public' && application.type !== 'private') {
-      throw ApiError.field('application.id', 'must be a public or private application');
-    }
-    return application.id;
   }
 
   private async seal(

@@ -1,5 +1,7 @@
 import type { Readable } from 'node:stream';
 import { ApiError } from '../common/api-error';
+import { MAX_NESTING } from '../common/limits';
+import { nestedDeeperThan } from '../common/validation';
 import type { JsonValue } from '../sandbox/sandbox.provider';
 
 /**
@@ -54,11 +56,13 @@ export function requestTooLarge(): ApiError {
 export function bodyForCode(raw: Buffer, kind: BodyKind): JsonValue {
   const text = raw.toString('utf8');
   if (kind === 'json' && text.trim() !== '') {
+    let value: JsonValue;
     try {
-      return JSON.parse(text) as JsonValue;
+      value = JSON.parse(text) as JsonValue;
     } catch {
       return text;
     }
+    return shallowEnough(value);
   }
   return text;
 }
@@ -73,9 +77,22 @@ export function bodyFromCode(value: unknown): Buffer | undefined {
 
 /** Parses a JSON request body that holds expressions; the error says what is wrong, never the body. */
 export function parseJsonBody(text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw ApiError.badRequest('The request body is declared as JSON but is not valid JSON.');
   }
+  return shallowEnough(value);
+}
+
+/**
+ * A parsed body within the nesting limit of every other route: deeper values would overflow the stack
+ * of the walks and serializations that follow (a 500), so they are refused with 400.
+ */
+function shallowEnough<T>(value: T): T {
+  if (nestedDeeperThan(value, MAX_NESTING)) {
+    throw ApiError.badRequest(`The request body is nested deeper than ${MAX_NESTING} levels.`);
+  }
+  return value;
 }

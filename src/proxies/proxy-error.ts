@@ -1,4 +1,6 @@
 import type { Response } from 'express';
+import { sendCustomResponse } from '../common/security-headers';
+import { ApiError } from '../common/api-error';
 import { toProblem } from '../common/to-problem';
 import { OutboundError } from '../outbound';
 import { CustomHttpResponse } from '../sandbox/sandbox-outcome';
@@ -19,8 +21,11 @@ export function sendProxyError(res: Response, err: unknown): void {
     return;
   }
   if (err instanceof CustomHttpResponse) {
-    res.status(err.status).set(err.headers).json(err.body);
+    sendCustomResponse(res, err);
     return;
+  }
+  if (err instanceof ApiError) {
+    res.set(err.headers);
   }
   const problem = toProblem(err);
   res.status(problem.status).type('application/json').json({ proxy_error: problem });

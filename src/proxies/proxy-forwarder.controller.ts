@@ -20,7 +20,9 @@ const DESCRIPTION =
   'form-urlencoded or text body with the token data (token:use on each token, at most 100 tokens). Any ' +
   'path and query after `/proxy` are appended to the destination. Route with `BT-PROXY-KEY` (or the ' +
   '`bt-proxy-key` query parameter) for a configured proxy, or `BT-PROXY-URL` for any HTTPS destination. ' +
-  "The destination's status, headers and body come back untouched, with `BT-PROXY-DESTINATION-STATUS`; " +
+  "The destination's status, headers and body come back untouched, with `BT-PROXY-DESTINATION-STATUS`, " +
+  'sandboxed (`Content-Security-Policy: sandbox`, `nosniff`) and without headers that act on the ' +
+  "vault's origin (`Set-Cookie`, CORS, security policies); " +
   'errors of the proxy itself answer `{ "proxy_error": <problem details> }`.';
 
 /**

@@ -4,6 +4,8 @@ import { ApplicationsService } from '../applications/applications.service';
 import { API_KEY_HEADER } from '../auth/api-key.guard';
 import { Principal } from '../auth/principal';
 import { ApiError } from '../common/api-error';
+import { isChosenStatus, MAX_CHOSEN_STATUS, MIN_CHOSEN_STATUS } from '../common/limits';
+import { clientGoneSignal } from '../common/client-gone';
 import { MetricsService } from '../health/metrics.service';
 import { checkDestinationUrl, OutboundClient, OutboundError, OutboundResponse } from '../outbound';
 import { DetokenizeService } from '../tokens/detokenize.service';
@@ -76,25 +78,26 @@ export class ProxyForwarder {
       ? bodyOrNothing(req)
       : await this.detokenizedBody(req, kind, route.detokenizer);
 
+    // Aborted when our caller goes away: drops a transform still waiting for the sandbox, ends the upstream.
+    const gone = clientGoneSignal(res);
     if (proxy !== null && proxy.proxy.requestTransformCode !== null) {
-      const result = await this.transforms.run(proxy, proxy.proxy.requestTransformCode, {
-        body: bodyForCode((body as Buffer | undefined) ?? Buffer.alloc(0), kind),
-        headers: singleValued(headers),
-        method: req.method,
-        path,
-        query: query.replace(/^\?/, ''),
-      });
+      const result = await this.transforms.run(
+        proxy,
+        proxy.proxy.requestTransformCode,
+        {
+          body: bodyForCode((body as Buffer | undefined) ?? Buffer.alloc(0), kind),
+          headers: singleValued(headers),
+          method: req.method,
+          path,
+          query: query.replace(/^\?/, ''),
+        },
+        gone,
+      );
       ({ headers, body } = applyResult(result, headers, body as Buffer | undefined));
     } else if (streamed && body !== undefined && req.headers['content-length'] !== undefined) {
       headers['content-length'] = req.headers['content-length'];
     }
 
-    const aborter = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) {
-        aborter.abort();
-      }
-    });
     const responseTransform = proxy?.proxy.responseTransformCode ?? null;
     if (responseTransform !== null) {
       // A transform reads the body as text or JSON: ask for it uncompressed.
@@ -108,16 +111,25 @@ export class ProxyForwarder {
         url: checked.url,
         headers,
         body,
-        signal: aborter.signal,
+        signal: gone,
       });
     } catch (err) {
       stopTimer({ outcome: err instanceof OutboundError ? err.failure : 'error' });
       throw err;
     }
     stopTimer({ outcome: 'response' });
+    if (!isChosenStatus(response.status)) {
+      response.body.destroy();
+      throw new ApiError(
+        502,
+        `The destination answered with a status outside ${MIN_CHOSEN_STATUS}-${MAX_CHOSEN_STATUS}.`,
+      );
+    }
 
     if (responseTransform !== null && proxy !== null && response.status >= 200 && response.status < 300) {
-      await sendTransformed(res, response, (args) => this.transforms.run(proxy, responseTransform, args));
+      await sendTransformed(res, response, (args) =>
+        this.transforms.run(proxy, responseTransform, args, gone),
+      );
       return;
     }
     await relay(res, response);

@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import { pipeline } from 'node:stream/promises';
+import { setUntrustedHeaders } from '../common/security-headers';
 import { OutboundError, OutboundResponse } from '../outbound';
 import type { JsonValue } from '../sandbox/sandbox.provider';
 import { bodyForCode, bodyKind, readAll } from './proxy-body';
@@ -9,7 +10,10 @@ import { applyResult, singleValued, TransformResult } from './proxy-transforms';
 /** Destination responses read into memory for a response transform. */
 const MAX_TRANSFORMED_RESPONSE_BYTES = 5 * 1024 * 1024;
 
-/** Streams the destination's answer back untouched (status, headers in their raw names, body bytes). */
+/**
+ * Streams the destination's answer back (status, headers in their raw names, body bytes), as an
+ * untrusted answer: sandboxed, without the headers that act on the vault's origin (security-headers.ts).
+ */
 export async function relay(res: Response, response: OutboundResponse): Promise<void> {
   const grouped = new Map<string, { name: string; values: string[] }>();
   for (const [name, value] of returnedHeaders(response.rawHeaders)) {
@@ -18,11 +22,11 @@ export async function relay(res: Response, response: OutboundResponse): Promise<
     entry.values.push(value);
     grouped.set(lower, entry);
   }
-  for (const [lower, { name, values }] of grouped) {
-    if (lower !== TRACE_HEADER) {
-      res.setHeader(name, values.length === 1 ? values[0] : values);
-    }
-  }
+  grouped.delete(TRACE_HEADER);
+  setUntrustedHeaders(
+    res,
+    [...grouped.values()].map(({ name, values }) => [name, values.length === 1 ? values[0] : values]),
+  );
   res.setHeader(DESTINATION_STATUS_HEADER, String(response.status));
   res.statusCode = response.status;
   if (response.statusText !== '') {
@@ -65,9 +69,7 @@ export async function sendTransformed(
   delete outHeaders['content-length'];
   delete outHeaders['content-encoding'];
   res.status(response.status);
-  for (const [name, value] of Object.entries(outHeaders)) {
-    res.setHeader(name, value);
-  }
+  setUntrustedHeaders(res, Object.entries(outHeaders));
   res.setHeader(DESTINATION_STATUS_HEADER, String(response.status));
   res.end(body);
 }

@@ -30,11 +30,18 @@ export class ProxyTransforms {
     private readonly fetch: FetchBridge,
   ) {}
 
-  async run(proxy: LoadedProxy, code: string, args: { [key: string]: JsonValue }): Promise<TransformResult> {
+  async run(
+    proxy: LoadedProxy,
+    code: string,
+    args: { [key: string]: JsonValue },
+    signal?: AbortSignal,
+  ): Promise<TransformResult> {
     const { tenantId, applicationId } = proxy.proxy;
     const application =
       applicationId === null ? null : await this.applications.principalFor(tenantId, applicationId);
     const outcome = await this.sandbox.run({
+      tenantId,
+      signal,
       code,
       req: { args, configuration: proxy.configuration },
       bt: application === null ? undefined : this.bt.handlers(application),

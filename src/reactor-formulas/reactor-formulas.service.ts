@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Brackets, Repository } from 'typeorm';
+import { ApplicationsService } from '../applications/applications.service';
 import { Principal } from '../auth/principal';
 import { ApiError } from '../common/api-error';
 import { Page, pageOf, pageOffset } from '../common/pagination';
@@ -16,7 +17,10 @@ import { ReactorFormula } from './reactor-formula.entity';
 
 @Injectable()
 export class ReactorFormulasService {
-  constructor(@InjectRepository(ReactorFormula) private readonly formulas: Repository<ReactorFormula>) {}
+  constructor(
+    @InjectRepository(ReactorFormula) private readonly formulas: Repository<ReactorFormula>,
+    private readonly applications: ApplicationsService,
+  ) {}
 
   async create(principal: Principal, dto: ReactorFormulaBodyDto): Promise<ReactorFormulaDto> {
     requirePrivate(dto);
@@ -62,6 +66,16 @@ export class ReactorFormulasService {
   async update(principal: Principal, id: string, dto: ReactorFormulaBodyDto): Promise<ReactorFormulaDto> {
     await this.findOwn(principal.tenantId, id);
     requirePrivate(dto);
+    // New code runs as the applications of the reactors built from it: as binding them, the caller must
+    // hold what they hold.
+    const bound = await this.formulas.query<{ application_id: string }[]>(
+      `SELECT DISTINCT application_id FROM reactors
+        WHERE tenant_id = $1 AND formula_id = $2 AND application_id IS NOT NULL`,
+      [principal.tenantId, id],
+    );
+    for (const { application_id: applicationId } of bound) {
+      await this.applications.requireBindable(principal, applicationId);
+    }
     await this.formulas.update(
       { tenantId: principal.tenantId, id },
       { ...fieldsOf(dto), modifiedBy: principal.applicationId, modifiedAt: new Date() },

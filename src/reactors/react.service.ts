@@ -25,7 +25,13 @@ export class ReactService {
     private readonly fetch: FetchBridge,
   ) {}
 
-  async react(caller: Principal, id: string, body: ReactRequestDto): Promise<ReactResponseDto> {
+  /** `signal`: aborted when the caller has gone, so a run still waiting for a worker is dropped. */
+  async react(
+    caller: Principal,
+    id: string,
+    body: ReactRequestDto,
+    signal?: AbortSignal,
+  ): Promise<ReactResponseDto> {
     const { reactor, formula, configuration } = await this.reactors.load(caller.tenantId, id);
     // Rules 5 and 6 first (detokenization with the caller's token:use, at most 100 tokens), then 1-4.
     const detokenized = await this.detokenizer.detokenize(caller, body.args ?? {});
@@ -35,6 +41,8 @@ export class ReactService {
         ? null
         : await this.applications.principalFor(caller.tenantId, reactor.applicationId);
     const outcome = await this.sandbox.run({
+      tenantId: caller.tenantId,
+      signal,
       code: formula.code,
       req: { args, configuration: configuration as { [key: string]: JsonValue } },
       bt: application === null ? undefined : this.bt.handlers(application),

@@ -9,6 +9,7 @@ import {
 import { CurrentPrincipal, RequirePermission } from '../auth/decorators';
 import { ReactRequestDto, ReactResponseDto } from './dto/react.dto';
 import { Principal } from '../auth/principal';
+import { ClientGone } from '../common/client-gone';
 import { Page } from '../common/pagination';
 import { UuidParam } from '../common/uuid-param';
 import {
@@ -95,7 +96,8 @@ export class ReactorsController {
     @CurrentPrincipal() p: Principal,
     @UuidParam() id: string,
     @Body() dto: ReactRequestDto,
+    @ClientGone() signal: AbortSignal,
   ): Promise<ReactResponseDto> {
-    return this.reactions.react(p, id, dto);
+    return this.reactions.react(p, id, dto, signal);
   }
 }

@@ -36,7 +36,7 @@ export class ReactorsService {
   async create(principal: Principal, dto: CreateReactorDto): Promise<ReactorDto> {
     const formula = await this.formulaFor(principal.tenantId, dto.formula.id);
     const configuration = checkReactorConfiguration(formula.configuration, dto.configuration);
-    const applicationId = await this.checkApplication(principal.tenantId, dto.application?.id ?? null);
+    const applicationId = await this.applications.requireBindable(principal, dto.application?.id ?? null);
     const id = randomUUID();
     await this.reactors.insert({
       tenantId: principal.tenantId,
@@ -83,7 +83,7 @@ export class ReactorsService {
     }
     const formula = await this.formulas.findVisible(principal.tenantId, reactor.formulaId);
     const configuration = checkReactorConfiguration(formula.configuration, dto.configuration);
-    const applicationId = await this.checkApplication(principal.tenantId, dto.application?.id ?? null);
+    const applicationId = await this.applications.requireBindable(principal, dto.application?.id ?? null);
     await this.reactors.update(
       { tenantId: principal.tenantId, id },
       {
@@ -129,20 +129,6 @@ export class ReactorsService {
       }
       throw err;
     }
-  }
-
-  private async checkApplication(tenantId: string, applicationId: string | null): Promise<string | null> {
-    if (applicationId === null) {
-      return null;
-    }
-    const application = await this.applications.findForTenant(tenantId, applicationId);
-    if (application === null) {
-      throw ApiError.field('application.id', 'is not an application of this tenant');
-    }
-    if (application.type !== 'public' && application.type !== 'private') {
-      throw ApiError.field('application.id', 'must be a public or private application');
-    }
-    return application.id;
   }
 
   private async configurationOf(reactor: Reactor): Promise<Record<string, unknown>> {

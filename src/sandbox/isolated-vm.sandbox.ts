@@ -4,9 +4,6 @@ import { MetricsService } from '../health/metrics.service';
 import { HostHandler, SandboxOutcome, SandboxProvider, SandboxRequest } from './sandbox.provider';
 import { WorkerPool } from './worker-pool';
 
-/** Runs waiting per worker before the sandbox answers 503. */
-const QUEUE_PER_WORKER = 64;
-
 /** isolated-vm isolates in a pool of worker processes (DESIGN §5). */
 @Injectable()
 export class IsolatedVmSandbox extends SandboxProvider implements OnApplicationShutdown {
@@ -26,7 +23,13 @@ export class IsolatedVmSandbox extends SandboxProvider implements OnApplicationS
       bt: request.bt !== undefined,
       fetch: request.host?.fetch !== undefined,
     });
-    const outcome = await this.workers().run(request.code, input, handlers);
+    const outcome = await this.workers().run({
+      tenant: request.tenantId,
+      code: request.code,
+      input,
+      handlers,
+      signal: request.signal,
+    });
     this.metrics.sandboxRuns.inc({ outcome: outcome.ok ? 'ok' : outcome.error.kind });
     return outcome;
   }
@@ -42,10 +45,15 @@ export class IsolatedVmSandbox extends SandboxProvider implements OnApplicationS
       workers: this.config.sandboxWorkers,
       timeoutMs: this.config.sandboxTimeoutMs,
       memoryMb: this.config.sandboxMemoryMb,
-      maxQueue: this.config.sandboxWorkers * QUEUE_PER_WORKER,
+      maxQueue: this.config.sandboxQueueMax,
+      tenantMaxQueue: this.config.sandboxTenantQueueMax,
+      tenantMaxRunning: this.config.sandboxTenantRunningMax,
       maxHostCalls: 100,
       maxHostBytes: 1024 * 1024,
+      onRejected: (reason) => this.metrics.sandboxRejected.inc({ reason }),
     });
+    const pool = this.pool;
+    this.metrics.watchSandbox(() => pool.stats());
     return this.pool;
   }
 }

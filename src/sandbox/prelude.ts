@@ -76,8 +76,8 @@ export const PRELUDE = String.raw`
     constructor({ status, headers, body } = {}) {
       super();
       this.name = 'CustomHttpResponseError';
-      if (!Number.isInteger(status) || status < 100 || status > 599) {
-        throw new Error('status is not a valid integer');
+      if (!Number.isInteger(status) || status < 200 || status > 599) {
+        throw new Error('CustomHttpResponseError status must be an integer from 200 to 599.');
       }
       this.status = status;
       this.headers = headers === undefined || headers === null ? {} : headers;

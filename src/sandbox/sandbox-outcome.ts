@@ -1,4 +1,5 @@
 import { ApiError } from '../common/api-error';
+import { isChosenStatus, MAX_CHOSEN_STATUS, MIN_CHOSEN_STATUS } from '../common/limits';
 import type { SandboxFailure } from './sandbox.provider';
 
 /** The SDK's error classes and their statuses (DESIGN §7): the status comes from here, never from the code. */
@@ -25,6 +26,8 @@ export class CustomHttpResponse extends Error {
   }
 }
 
+const CUSTOM_STATUS_RULE = `CustomHttpResponseError status must be an integer from ${MIN_CHOSEN_STATUS} to ${MAX_CHOSEN_STATUS}.`;
+
 /** Headers code may not set: framing and connection handling belong to the server. */
 const RESERVED_HEADERS = new Set([
   'connection',
@@ -50,15 +53,20 @@ export function failureToError(
       return new ApiError(status, titleOf(source, failure.name), sanitizeErrors(failure.errors));
     }
     case 'custom_response': {
-      const status =
-        Number.isInteger(failure.status) && failure.status >= 100 && failure.status <= 599
-          ? failure.status
-          : 500;
-      return new CustomHttpResponse(status, sanitizeHeaders(failure.headers), failure.body ?? {});
+      if (!isChosenStatus(failure.status)) {
+        return new ApiError(500, `The ${source} code chose a status that is not allowed.`, {
+          status: [CUSTOM_STATUS_RULE],
+        });
+      }
+      return new CustomHttpResponse(failure.status, sanitizeHeaders(failure.headers), failure.body ?? {});
     }
     case 'error':
       return new ApiError(500, `The ${source} code threw an error.`, {
         error: [String(failure.message).slice(0, 1000)],
+      });
+    case 'too_large':
+      return new ApiError(422, `The ${source} code returned a result larger than 4 MB.`, {
+        result: ['The result is too large.'],
       });
     case 'timeout':
       return new ApiError(500, 'The code did not finish within the time limit.', {

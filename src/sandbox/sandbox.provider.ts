@@ -5,6 +5,10 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 export type HostHandler = (args: JsonValue[]) => Promise<JsonValue>;
 
 export interface SandboxRequest {
+  /** Whose run this is: waiting runs are served round-robin across tenants, with per-tenant caps. */
+  tenantId: string;
+  /** Aborted when the client has gone: a run still waiting for a worker is dropped. */
+  signal?: AbortSignal;
   /** CommonJS: `module.exports = async function (req) { ... }`. */
   code: string;
   /** Becomes the `req` object of the code (`args`, `configuration`, ...). */
@@ -20,6 +24,7 @@ export type SandboxFailure =
   | { kind: 'sdk'; name: string; errors: Record<string, string[]> }
   | { kind: 'custom_response'; status: number; headers: unknown; body: unknown }
   | { kind: 'error'; message: string }
+  | { kind: 'too_large' }
   | { kind: 'timeout' }
   | { kind: 'memory' }
   | { kind: 'crashed' };

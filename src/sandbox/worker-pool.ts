@@ -1,34 +1,59 @@
-import { ChildProcess, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import type { Writable } from 'node:stream';
 import { ApiError } from '../common/api-error';
+import { FairQueue } from './fair-queue';
+import { answerHostCall, HostReply } from './host-calls';
 import { PRELUDE } from './prelude';
 import { MODULE_SOURCES } from './modules';
-import type { HostHandler, JsonValue, SandboxFailure, SandboxOutcome } from './sandbox.provider';
+import type { HostHandler, SandboxOutcome } from './sandbox.provider';
+import { encodeFrame, FrameReader } from './worker-frames';
+import {
+  ivmLocation,
+  MAX_RESULT_BYTES,
+  parseOutcome,
+  startWorkerProcess,
+  WorkerMessage,
+} from './worker-process';
 
 export interface PoolOptions {
   workers: number;
   timeoutMs: number;
   memoryMb: number;
-  /** Runs waiting for a worker; more answer 503 at once. */
+  /** Runs waiting for a worker, all tenants together; more answer 503 at once. */
   maxQueue: number;
+  /** Runs of one tenant waiting; more answer 429 at once. */
+  tenantMaxQueue: number;
+  /** Runs of one tenant holding workers while another tenant waits. */
+  tenantMaxRunning: number;
   /** Host calls one run may make, and the size of one call's arguments or result. */
   maxHostCalls: number;
   maxHostBytes: number;
+  /** Called for each run refused or dropped before it ran (for metrics). */
+  onRejected?: (reason: RejectReason) => void;
 }
 
-interface Job {
-  id: number;
+export type RejectReason = 'queue_full' | 'tenant_queue_full' | 'cancelled';
+
+export interface RunRequest {
+  tenant: string;
   code: string;
-  codeHash: string;
   input: string;
   handlers: Record<string, HostHandler>;
+  signal?: AbortSignal;
+}
+
+interface Job extends RunRequest {
+  id: number;
+  codeHash: string;
   hostCalls: number;
   resolve: (outcome: SandboxOutcome) => void;
+  dropped: () => void;
 }
 
 interface Worker {
   process: ChildProcess;
+  channel: Writable;
   ready: boolean;
   /** Said it will exit (its isolate is gone): gets no more runs, and is replaced at once. */
   retiring: boolean;
@@ -36,18 +61,18 @@ interface Worker {
   timer: NodeJS.Timeout | null;
 }
 
-const WORKER_SCRIPT = join(__dirname, 'worker', 'sandbox-worker.js');
-const MAX_RESULT_BYTES = 4 * 1024 * 1024;
+const MAX_HEADER_BYTES = 64 * 1024;
 const RESPAWN_BACKOFF_MS = 1000;
 
 /**
- * Worker processes, each with one isolate, fed from a bounded queue. The deadline is kept here, in the
- * host: a run that overruns has its worker killed and replaced, so a promise that never settles, a
- * microtask flood or a hung isolate cannot hold anything but its own worker.
+ * Worker processes, each with one isolate, fed from a bounded queue served round-robin across tenants.
+ * The deadline is kept here, in the host: a run that overruns has its worker killed and replaced, so a
+ * promise that never settles, a microtask flood or a hung isolate cannot hold anything but its own worker.
  */
 export class WorkerPool {
   private readonly workers: Worker[] = [];
-  private readonly queue: Job[] = [];
+  private readonly queue = new FairQueue<Job>();
+  private readonly running = new Map<string, number>();
   private nextId = 1;
   private closed = false;
 
@@ -57,23 +82,50 @@ export class WorkerPool {
     }
   }
 
-  run(code: string, input: string, handlers: Record<string, HostHandler>): Promise<SandboxOutcome> {
+  run(request: RunRequest): Promise<SandboxOutcome> {
     if (this.closed) {
       return Promise.reject(new ApiError(503, 'The sandbox is shutting down.'));
     }
-    if (this.queue.length >= this.options.maxQueue) {
-      return Promise.reject(new ApiError(503, 'The sandbox is busy: try again shortly.'));
+    const { tenant, signal } = request;
+    if (signal?.aborted === true) {
+      return Promise.reject(this.refuse('cancelled'));
     }
-    const codeHash = createHash('sha256').update(code).digest('hex');
-    return new Promise((resolve) => {
-      this.queue.push({ id: this.nextId++, code, codeHash, input, handlers, hostCalls: 0, resolve });
+    if (this.queue.length >= this.options.maxQueue) {
+      return Promise.reject(this.refuse('queue_full'));
+    }
+    if (this.queue.waiting(tenant) >= this.options.tenantMaxQueue) {
+      return Promise.reject(this.refuse('tenant_queue_full'));
+    }
+    const codeHash = createHash('sha256').update(request.code).digest('hex');
+    return new Promise((resolve, reject) => {
+      const job: Job = {
+        ...request,
+        id: this.nextId++,
+        codeHash,
+        hostCalls: 0,
+        resolve,
+        dropped: () => {
+          // The client went away before a worker was free: nobody waits for this run any more.
+          if (this.queue.remove(job)) {
+            reject(this.refuse('cancelled'));
+          }
+        },
+      };
+      signal?.addEventListener('abort', job.dropped, { once: true });
+      this.queue.push(job);
       this.dispatch();
     });
   }
 
+  /** Runs waiting and running now, all tenants together. */
+  stats(): { queued: number; running: number } {
+    return { queued: this.queue.length, running: this.workers.filter((w) => w.job !== null).length };
+  }
+
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) {
+    for (const job of this.queue.drain()) {
+      job.signal?.removeEventListener('abort', job.dropped);
       job.resolve({ ok: false, error: { kind: 'crashed' } });
     }
     await Promise.all(
@@ -96,52 +148,76 @@ export class WorkerPool {
     return this.workers.map((w) => w.process.pid ?? -1);
   }
 
+  private refuse(reason: RejectReason): ApiError {
+    this.options.onRejected?.(reason);
+    // About one run's time limit frees a worker.
+    const retry = { 'Retry-After': String(Math.max(1, Math.ceil(this.options.timeoutMs / 1000))) };
+    switch (reason) {
+      case 'tenant_queue_full':
+        return new ApiError(
+          429,
+          `Too many runs of this tenant are waiting for the sandbox (at most ${this.options.tenantMaxQueue}): try again shortly.`,
+          undefined,
+          retry,
+        );
+      case 'queue_full':
+        return new ApiError(503, 'The sandbox is busy: try again shortly.', undefined, retry);
+      case 'cancelled':
+        return new ApiError(503, 'The run was dropped: the client went away before it started.');
+    }
+  }
+
   private spawn(): Worker {
-    const ivmPath = dirname(require.resolve('isolated-vm/package.json'));
-    const gypBuildPath = dirname(require.resolve('node-gyp-build/package.json', { paths: [ivmPath] }));
-    const child = fork(WORKER_SCRIPT, [], {
-      // No secrets: the worker gets no environment at all (no master keys, no DATABASE_URL).
-      env: {},
-      execArgv: [
-        '--no-node-snapshot',
-        // No JIT: most V8 exploits are JIT bugs (this also removes WebAssembly). Warm runs stay fast.
-        '--jitless',
-        '--no-warnings',
-        '--permission',
-        '--allow-addons',
-        `--allow-fs-read=${dirname(WORKER_SCRIPT)}`,
-        `--allow-fs-read=${ivmPath}`,
-        `--allow-fs-read=${gypBuildPath}`,
-        // node-gyp-build probes this file while locating the addon
-        '--allow-fs-read=/etc/alpine-release',
-      ],
-      serialization: 'json',
-      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
-    });
-    const worker: Worker = { process: child, ready: false, retiring: false, job: null, timer: null };
-    child.on('message', (message: WorkerMessage) => this.onMessage(worker, message));
+    const { child, pipe } = startWorkerProcess();
+    const worker: Worker = {
+      process: child,
+      channel: pipe,
+      ready: false,
+      retiring: false,
+      job: null,
+      timer: null,
+    };
+    const reader = new FrameReader(
+      { headerBytes: MAX_HEADER_BYTES, bodyBytes: Math.max(MAX_RESULT_BYTES, this.options.maxHostBytes) },
+      (header, body) => this.onMessage(worker, header as WorkerMessage, body),
+      // Only a worker that no longer follows the protocol sends this: it is not trusted with more runs.
+      () => child.kill('SIGKILL'),
+    );
+    pipe.on('data', (chunk: Buffer) => reader.push(chunk));
+    pipe.on('error', () => undefined);
     child.on('exit', () => this.onExit(worker));
     child.on('error', () => undefined);
-    child.send({
+    this.send(worker, {
       type: 'init',
-      ivmPath,
+      ivmPath: ivmLocation(),
       memoryMb: this.options.memoryMb,
+      maxResultBytes: MAX_RESULT_BYTES,
+      maxHostBytes: this.options.maxHostBytes,
       prelude: PRELUDE,
       modules: MODULE_SOURCES,
     });
     return worker;
   }
 
+  private send(worker: Worker, message: object): void {
+    if (worker.channel.writable) {
+      worker.channel.write(encodeFrame(message));
+    }
+  }
+
   private dispatch(): void {
+    const { tenantMaxRunning } = this.options;
     for (const worker of this.workers) {
       if (this.queue.length === 0) {
         return;
       }
       if (worker.ready && worker.job === null) {
-        const job = this.queue.shift() as Job;
+        const job = this.queue.take((tenant) => (this.running.get(tenant) ?? 0) < tenantMaxRunning) as Job;
+        job.signal?.removeEventListener('abort', job.dropped);
+        this.running.set(job.tenant, (this.running.get(job.tenant) ?? 0) + 1);
         worker.job = job;
         worker.timer = setTimeout(() => this.expire(worker, job), this.options.timeoutMs);
-        worker.process.send({
+        this.send(worker, {
           type: 'run',
           id: job.id,
           code: job.code,
@@ -169,7 +245,15 @@ export class WorkerPool {
       worker.timer = null;
     }
     worker.job = null;
-    job?.resolve(outcome);
+    if (job !== null) {
+      const count = (this.running.get(job.tenant) ?? 1) - 1;
+      if (count > 0) {
+        this.running.set(job.tenant, count);
+      } else {
+        this.running.delete(job.tenant);
+      }
+      job.resolve(outcome);
+    }
   }
 
   private onExit(worker: Worker): void {
@@ -191,7 +275,7 @@ export class WorkerPool {
     }, delay).unref();
   }
 
-  private onMessage(worker: Worker, message: WorkerMessage): void {
+  private onMessage(worker: Worker, message: WorkerMessage, body: Buffer): void {
     switch (message.type) {
       case 'ready':
         worker.ready = true;
@@ -203,81 +287,22 @@ export class WorkerPool {
             worker.ready = false;
             worker.retiring = true;
           }
-          this.finish(worker, parseOutcome(message));
+          this.finish(worker, parseOutcome(message, body));
           this.dispatch();
         }
         return;
       case 'host-call':
         if (worker.job?.id === message.id) {
-          void this.hostCall(worker, worker.job, message);
+          const job = worker.job;
+          void answerHostCall(job.handlers, message.name, body, ++job.hostCalls, this.options).then(
+            (reply: HostReply) => {
+              if (worker.job === job) {
+                this.send(worker, { type: 'host-result', id: job.id, callId: message.callId, ...reply });
+              }
+            },
+          );
         }
         return;
     }
   }
-
-  private async hostCall(worker: Worker, job: Job, call: HostCallMessage): Promise<void> {
-    const reply = (body: { ok: true; value: string } | { ok: false; error: object }): void => {
-      if (worker.job === job && worker.process.connected) {
-        worker.process.send({ type: 'host-result', id: job.id, callId: call.callId, ...body });
-      }
-    };
-    const handler = Object.prototype.hasOwnProperty.call(job.handlers, call.name)
-      ? job.handlers[call.name]
-      : undefined;
-    if (handler === undefined) {
-      reply({ ok: false, error: { status: 400, detail: 'This capability is not available here.' } });
-      return;
-    }
-    if (++job.hostCalls > this.options.maxHostCalls) {
-      reply({
-        ok: false,
-        error: { status: 429, detail: `At most ${this.options.maxHostCalls} calls per run.` },
-      });
-      return;
-    }
-    if (call.args.length > this.options.maxHostBytes) {
-      reply({ ok: false, error: { status: 413, detail: 'The call arguments are too large.' } });
-      return;
-    }
-    try {
-      const args = JSON.parse(call.args) as unknown;
-      const value = await handler(Array.isArray(args) ? (args as JsonValue[]) : []);
-      const json = JSON.stringify(value ?? null);
-      if (json.length > this.options.maxHostBytes) {
-        reply({ ok: false, error: { status: 413, detail: 'The call result is too large.' } });
-        return;
-      }
-      reply({ ok: true, value: json });
-    } catch (err) {
-      const problem =
-        err instanceof ApiError
-          ? { status: err.status, detail: err.detail, errors: err.errors }
-          : { status: 500, detail: 'The call failed.' };
-      reply({ ok: false, error: problem });
-    }
-  }
-}
-
-type HostCallMessage = { type: 'host-call'; id: number; callId: number; name: string; args: string };
-type WorkerMessage =
-  | { type: 'ready' }
-  | HostCallMessage
-  | { type: 'done'; id: number; ok: boolean; value?: string; error?: SandboxFailure; retire?: boolean };
-
-function parseOutcome(message: { ok: boolean; value?: string; error?: SandboxFailure }): SandboxOutcome {
-  if (!message.ok || typeof message.value !== 'string') {
-    return { ok: false, error: message.error ?? { kind: 'crashed' } };
-  }
-  if (message.value.length > MAX_RESULT_BYTES) {
-    return { ok: false, error: { kind: 'error', message: 'The result is larger than 4 MB.' } };
-  }
-  try {
-    const outcome = JSON.parse(message.value) as SandboxOutcome;
-    if (typeof outcome === 'object' && outcome !== null && (outcome.ok === true || outcome.ok === false)) {
-      return outcome;
-    }
-  } catch {
-    // tenant code can replace JSON in its own context: an unreadable answer is its failure, not ours
-  }
-  return { ok: false, error: { kind: 'error', message: 'The code produced an unreadable result.' } };
 }

@@ -47,21 +47,21 @@ export class MembersService {
   }
 }
 
-/** The user with this e-mail (created when new, names filled when missing) made an ADMIN of the tenant. */
+/**
+ * The user with this e-mail (created when new, names filled when missing) made an ADMIN of the tenant.
+ * `email` is canonical (canonicalEmail); the user is found by that exact address, byte for byte.
+ */
 export async function addMember(
   manager: EntityManager,
   tenantId: string,
   person: { email: string; firstName: string; lastName: string },
   createdBy: string | null,
 ): Promise<TenantMember> {
-  let user = await manager
-    .createQueryBuilder(User, 'u')
-    .where('lower(u.email) = lower(:email)', { email: person.email })
-    .getOne();
+  let user = await manager.findOne(User, { where: { email: person.email } });
   if (user === null) {
     user = manager.create(User, {
       id: randomUUID(),
-      email: person.email.toLowerCase(),
+      email: person.email,
       firstName: person.firstName,
       lastName: person.lastName,
       picture: null,
@@ -86,10 +86,10 @@ export async function addMember(
   });
 }
 
-/** True when someone with this e-mail is already a member of the tenant. */
+/** True when someone with this exact (canonical) e-mail is already a member of the tenant. */
 export async function isMember(manager: EntityManager, tenantId: string, email: string): Promise<boolean> {
   const rows: unknown[] = await manager.query(
-    'SELECT 1 FROM tenant_members m JOIN users u ON u.id = m.user_id WHERE m.tenant_id = $1 AND lower(u.email) = lower($2)',
+    'SELECT 1 FROM tenant_members m JOIN users u ON u.id = m.user_id WHERE m.tenant_id = $1 AND u.email = $2',
     [tenantId, email],
   );
   return rows.length > 0;

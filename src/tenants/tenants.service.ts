@@ -5,7 +5,10 @@ import { DataSource, EntityManager } from 'typeorm';
 import { Application } from '../applications/application.entity';
 import { ApplicationsService } from '../applications/applications.service';
 import { permissionsFor } from '../auth/permissions';
+import { ApiError } from '../common/api-error';
+import { DELEGATE_EVERYTHING } from '../auth/grants';
 import { TenantKeysService } from '../crypto/tenant-keys.service';
+import { canonicalEmail, emailRefusal } from './email';
 import { TenantMember } from './tenant-member.entity';
 import { Tenant } from './tenant.entity';
 import { User } from './user.entity';
@@ -50,11 +53,12 @@ export class TenantsService {
     ownerEmail: string,
     key?: string,
   ): Promise<CreatedTenant> {
-    const email = ownerEmail.trim().toLowerCase();
-    let user = await manager
-      .createQueryBuilder(User, 'u')
-      .where('lower(u.email) = :email', { email })
-      .getOne();
+    const email = canonicalEmail(ownerEmail);
+    const refusal = emailRefusal(email);
+    if (refusal !== null) {
+      throw ApiError.field('email', refusal);
+    }
+    let user = await manager.findOne(User, { where: { email } });
     if (user === null) {
       user = manager.create(User, {
         id: randomUUID(),
@@ -80,7 +84,13 @@ export class TenantsService {
     const { application, key: issued } = await this.applications.insert(
       manager,
       tenant.id,
-      { name: 'Management', type: 'management', permissions: permissionsFor('management'), key },
+      {
+        name: 'Management',
+        type: 'management',
+        permissions: permissionsFor('management'),
+        rules: [DELEGATE_EVERYTHING],
+        key,
+      },
       null,
     );
     return { tenant, application, key: issued };

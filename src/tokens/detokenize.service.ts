@@ -13,7 +13,7 @@ import {
 import { TokenDto } from './dto/token.dto';
 import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
-import { MAX_NESTING } from '../common/limits';
+import { MAX_DETOKENIZED_CHARS, MAX_NESTING } from '../common/limits';
 
 export const MAX_DETOKENIZED_TOKENS = 100;
 
@@ -33,18 +33,15 @@ export class DetokenizeService {
   /** Any JSON value: strings anywhere inside are detokenized, object keys are not. */
   async detokenize(principal: Principal, value: unknown): Promise<unknown> {
     const resolved = await this.resolve(principal, collectReferencedIds(value));
-    return this.walk(value, resolved, 0);
+    return this.walk(value, new Expansion(resolved, (r, token) => this.render(r, token)), 0);
   }
 
   /** A text body (form-encoded or plain): every reference becomes text. */
   async detokenizeText(principal: Principal, text: string): Promise<string> {
     const resolved = await this.resolve(principal, new Set(findReferences(text).map((r) => r.id)));
-    const result = substitute(
-      text,
-      (r) => this.render(r, resolved),
-      (v) => this.asText(v),
-    );
-    return typeof result === 'string' ? result : this.asText(result);
+    const expansion = new Expansion(resolved, (r, token) => this.render(r, token));
+    const result = expansion.substitute(text);
+    return typeof result === 'string' ? result : expansion.text(result);
   }
 
   private async resolve(principal: Principal, ids: Set<string>): Promise<Map<string, TokenDto>> {
@@ -72,27 +69,22 @@ export class DetokenizeService {
     return resolved;
   }
 
-  private walk(value: unknown, resolved: Map<string, TokenDto>, depth: number): unknown {
+  private walk(value: unknown, expansion: Expansion, depth: number): unknown {
     if (typeof value === 'string') {
-      return substitute(
-        value,
-        (r) => this.render(r, resolved),
-        (v) => this.asText(v),
-      );
+      return expansion.substitute(value);
     }
     if (Array.isArray(value) && depth < MAX_NESTING) {
-      return value.map((v) => this.walk(v, resolved, depth + 1));
+      return value.map((v) => this.walk(v, expansion, depth + 1));
     }
     if (typeof value === 'object' && value !== null && depth < MAX_NESTING) {
       return Object.fromEntries(
-        Object.entries(value).map(([k, v]) => [k, this.walk(v, resolved, depth + 1)]),
+        Object.entries(value).map(([k, v]) => [k, this.walk(v, expansion, depth + 1)]),
       );
     }
     return value;
   }
 
-  private render(reference: TokenReference, resolved: Map<string, TokenDto>): unknown {
-    const token = resolved.get(reference.id) as TokenDto;
+  private render(reference: TokenReference, token: TokenDto): unknown {
     const value = reference.wholeToken ? token : (token.data ?? null);
     if (reference.filters === '') {
       return value;
@@ -103,11 +95,61 @@ export class DetokenizeService {
       throw expressionFieldError('expression', err);
     }
   }
+}
 
-  private asText(value: unknown): string {
-    if (value === null || value === undefined) {
-      return '';
+/**
+ * The references of one detokenization: each distinct reference (id, form and filters) is rendered once
+ * however often it occurs, and every occurrence is charged its size as text, so the output is refused
+ * (413) once it would pass MAX_DETOKENIZED_CHARS, before it is built.
+ */
+class Expansion {
+  private readonly rendered = new Map<string, unknown>();
+  private readonly texts = new Map<unknown, string>();
+  private left = MAX_DETOKENIZED_CHARS;
+
+  constructor(
+    private readonly resolved: Map<string, TokenDto>,
+    private readonly render: (reference: TokenReference, token: TokenDto) => unknown,
+  ) {}
+
+  substitute(text: string): unknown {
+    return substitute(
+      text,
+      (r) => this.value(r),
+      (v) => this.text(v),
+    );
+  }
+
+  /** How a value reads inside text (strings as they are, other values as JSON); computed once per value. */
+  text(value: unknown): string {
+    let text = this.texts.get(value);
+    if (text === undefined) {
+      text =
+        value === null || value === undefined
+          ? ''
+          : typeof value === 'string'
+            ? value
+            : JSON.stringify(value);
+      this.texts.set(value, text);
     }
-    return typeof value === 'string' ? value : JSON.stringify(value);
+    return text;
+  }
+
+  private value(reference: TokenReference): unknown {
+    // Ids hold no whitespace, so the space separates the form from the id.
+    const key = `${reference.wholeToken ? 'token' : 'data'} ${reference.id}${reference.filters}`;
+    let value = this.rendered.get(key);
+    if (!this.rendered.has(key)) {
+      value = this.render(reference, this.resolved.get(reference.id) as TokenDto);
+      this.rendered.set(key, value);
+    }
+    this.left -= this.text(value).length;
+    if (this.left < 0) {
+      throw new ApiError(
+        413,
+        `Detokenized values would make the request larger than ${MAX_DETOKENIZED_CHARS.toLocaleString('en-US')} characters.`,
+      );
+    }
+    return value;
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../common/api-error';
 import { ExpressionEngine, expressionFieldError } from '../expressions';
+import { idSharesDigitRun, MAX_SHARED_DIGITS } from './rules/id-digit-runs';
 import { idContainsData, validateTokenId } from './rules/token-id';
 import { TokenCipher } from './token-cipher.service';
 import { TokenFields } from './token-fields';
@@ -37,7 +38,8 @@ export class TokenBuilder {
       return randomUUID();
     }
     let id = requested;
-    if (this.engine.isExpression(requested)) {
+    const alias = this.engine.isExpression(requested);
+    if (alias) {
       try {
         const rendered = this.engine.render(requested, { data: fields.data });
         id = typeof rendered === 'string' ? rendered : JSON.stringify(rendered);
@@ -51,6 +53,12 @@ export class TokenBuilder {
     }
     if (idContainsData(id, fields.data)) {
       throw ApiError.field(path, 'must not contain a value of the token data');
+    }
+    if (alias && idSharesDigitRun(id, fields.data)) {
+      throw ApiError.field(
+        path,
+        `must not contain more than ${MAX_SHARED_DIGITS} consecutive digits of the token data`,
+      );
     }
     return id;
   }

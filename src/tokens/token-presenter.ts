@@ -43,16 +43,19 @@ export function presentToken(row: Token, view: TokenView): TokenDto {
   return dto;
 }
 
-/** A duplicate the caller may not read: only what identifies it (DESIGN §7, spec §4.2 update rule). */
-export function presentRedactedDuplicate(row: Token): TokenDto {
+/**
+ * A token the caller wrote but may not read (token:update without token:read): where it is and who wrote
+ * it, nothing derived from its data (no data, mask, fingerprint, metadata, expressions, expiry).
+ */
+export function presentUnreadable(row: Token): TokenDto {
   return {
     id: row.id,
     tenant_id: row.tenantId,
     type: row.type,
-    fingerprint: row.fingerprint,
     containers: row.containers,
     created_by: row.createdBy,
     created_at: row.createdAt.toISOString(),
-    _extras: { deduplicated: true },
+    modified_by: row.modifiedBy,
+    modified_at: row.modifiedAt?.toISOString() ?? null,
   };
 }

@@ -3,7 +3,10 @@ import { Principal } from '../auth/principal';
 import { ApiError, FieldErrors } from '../common/api-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { addError } from '../common/field-errors';
-import { PreparedToken, TokensService } from './tokens.service';
+import { MAX_DTO_DEPTH, nestedDeeperThan } from '../common/validation';
+import { DedupRateLimit } from './dedup-rate-limit';
+import { PreparedToken, TokenInserter } from './token-inserter.service';
+import { TokensService } from './tokens.service';
 
 interface Slot {
   /** Where the request held it, for error paths. */
@@ -23,19 +26,19 @@ const MAX_DEPTH = 32;
 export class TokenizeService {
   constructor(
     private readonly tokens: TokensService,
+    private readonly inserter: TokenInserter,
+    private readonly dedupLimit: DedupRateLimit,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async tokenize(principal: Principal, body: unknown): Promise<unknown> {
     const slots: Slot[] = [];
-    const shape = collect(body, '', slots, 0);
-    if (slots.length > this.config.tokenizeMaxTokens) {
-      throw ApiError.badRequest(
-        `At most ${this.config.tokenizeMaxTokens} tokens can be created in one request.`,
-      );
-    }
+    const shape = collect(body, '', { slots, max: this.config.tokenizeMaxTokens }, 0);
+    this.dedupLimit.take(principal, slots.filter((s) => s.definition.deduplicate_token === true).length);
     const prepared = await this.prepareAll(principal, slots);
-    const outcomes = await this.tokens.transaction((manager) => this.tokens.insertMany(manager, prepared));
+    const outcomes = await this.inserter.transaction((manager) =>
+      this.inserter.insertMany(manager, prepared),
+    );
     const results = await Promise.all(outcomes.map((o) => this.tokens.presentOutcome(principal, o)));
     return rebuild(shape, (i) => (slots[i].kind === 'leaf' ? results[i].id : results[i]));
   }
@@ -69,29 +72,45 @@ export class TokenizeService {
   }
 }
 
-function collect(value: unknown, path: string, slots: Slot[], depth: number): Shape {
+/** The slots found so far and how many the request may hold. */
+interface Walk {
+  slots: Slot[];
+  max: number;
+}
+
+/**
+ * The request's shape with a slot per token to create. Counts as it goes and stops at the first slot past
+ * the limit, so an oversized body costs no more than the allowed part of it.
+ */
+function collect(value: unknown, path: string, walk: Walk, depth: number): Shape {
+  const at = path === '' ? 'body' : path;
   if (depth > MAX_DEPTH) {
-    throw ApiError.field(path === '' ? 'body' : path, `is nested deeper than ${MAX_DEPTH} levels`);
+    throw ApiError.field(at, `is nested deeper than ${MAX_DEPTH} levels`);
   }
   if (value === null || value === undefined) {
     return null;
   }
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
-    slots.push({ path, definition: { type: 'token', data: value }, kind: 'leaf' });
-    return { [SLOT]: slots.length - 1 };
+  const object = value as Record<string, unknown>;
+  const leaf = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+  if (leaf || (!Array.isArray(value) && 'type' in object && 'data' in object)) {
+    if (walk.slots.length >= walk.max) {
+      throw ApiError.badRequest(`At most ${walk.max} tokens can be created in one request.`);
+    }
+    // A definition is read like a POST /tokens body, with the same depth limit (deeper: a stack overflow).
+    if (!leaf && nestedDeeperThan(object, MAX_DTO_DEPTH)) {
+      throw ApiError.field(at, `is nested deeper than ${MAX_DTO_DEPTH} levels`);
+    }
+    const definition = leaf ? { type: 'token', data: value } : object;
+    walk.slots.push({ path, definition, kind: leaf ? 'leaf' : 'definition' });
+    return { [SLOT]: walk.slots.length - 1 };
   }
   if (Array.isArray(value)) {
-    return value.map((item, i) => collect(item, `${path}[${i}]`, slots, depth + 1));
-  }
-  const object = value as Record<string, unknown>;
-  if ('type' in object && 'data' in object) {
-    slots.push({ path, definition: object, kind: 'definition' });
-    return { [SLOT]: slots.length - 1 };
+    return value.map((item, i) => collect(item, `${path}[${i}]`, walk, depth + 1));
   }
   return Object.fromEntries(
     Object.entries(object).map(([key, item]) => [
       key,
-      collect(item, path === '' ? key : `${path}.${key}`, slots, depth + 1),
+      collect(item, path === '' ? key : `${path}.${key}`, walk, depth + 1),
     ]),
   );
 }

@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ExpressionsModule } from '../expressions';
+import { DedupRateLimit } from './dedup-rate-limit';
 import { DetokenizeService } from './detokenize.service';
 import { ReencryptionService } from './reencryption.service';
+import { TokenInserter } from './token-inserter.service';
 import { TokenBuilder } from './token-builder.service';
 import { TokenCipher } from './token-cipher.service';
 import { Token } from './token.entity';
@@ -25,6 +27,8 @@ import { WriteCounter } from './write-counter';
     DetokenizeService,
     ReencryptionService,
     WriteCounter,
+    DedupRateLimit,
+    TokenInserter,
   ],
   exports: [TokensService, DetokenizeService, TokenizeService, ReencryptionService, WriteCounter],
 })

@@ -5,6 +5,12 @@ import { WriteCounter } from './write-counter';
 import { preparedQuery } from '../database/prepared-query';
 import { Token } from './token.entity';
 
+/** Where a caller may find a duplicate: container prefixes it may read and write, or 'all'. */
+export interface DuplicateScope {
+  read: 'all' | string[];
+  write: 'all' | string[];
+}
+
 export interface TokenListFilter {
   ids?: string[];
   types?: string[];
@@ -125,38 +131,63 @@ export class TokensRepository {
     return rows.map((row) => Object.assign(new Token(), row));
   }
 
+  /**
+   * The oldest live token of this type and fingerprint the caller may deduplicate onto: one it may read
+   * (some container in `scope.read`) and write (every container in `scope.write`).
+   */
   findDuplicate(
     manager: EntityManager,
     tenantId: string,
-    type: string,
-    fingerprint: string,
+    key: { type: string; fingerprint: string },
+    scope: DuplicateScope,
     now: Date,
     exceptId?: string,
   ): Promise<Token | null> {
     const query = live(manager.createQueryBuilder(Token, 't'), now)
       .andWhere('t.tenant_id = :tenantId AND t.type = :type AND t.fingerprint = :fingerprint', {
         tenantId,
-        type,
-        fingerprint,
+        ...key,
       })
       .orderBy('t.created_at', 'ASC')
       .limit(1);
+    if (scope.read !== 'all') {
+      query.andWhere('EXISTS (SELECT 1 FROM unnest(t.containers) AS c WHERE c LIKE ANY(:readable))', {
+        readable: likePrefixes(scope.read),
+      });
+    }
+    if (scope.write !== 'all') {
+      query.andWhere(
+        'NOT EXISTS (SELECT 1 FROM unnest(t.containers) AS c WHERE NOT (c LIKE ANY(:writable)))',
+        { writable: likePrefixes(scope.write) },
+      );
+    }
     if (exceptId !== undefined) {
       query.andWhere('t.id <> :exceptId', { exceptId });
     }
     return query.getOne();
   }
 
-  /** Serializes deduplicating writes of one fingerprint across connections and replicas. */
-  async lockFingerprint(
-    manager: EntityManager,
-    tenantId: string,
-    type: string,
-    fingerprint: string,
-  ): Promise<void> {
-    await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-      `token:${tenantId}:${type}:${fingerprint}`,
-    ]);
+  /**
+   * Serializes deduplicating writes of each fingerprint across connections and replicas. Several locks are
+   * taken in ascending order of their lock key, so two writers of the same fingerprints never deadlock.
+   */
+  async lockFingerprints(manager: EntityManager, tokens: Token[]): Promise<void> {
+    const names = [...new Set(tokens.map((t) => `token:${t.tenantId}:${t.type}:${t.fingerprint}`))];
+    if (names.length === 0) {
+      return;
+    }
+    if (names.length === 1) {
+      await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', names);
+      return;
+    }
+    const rows: { h: string }[] = await manager.query(
+      'SELECT DISTINCT hashtextextended(k, 0)::text AS h FROM unnest($1::text[]) AS k',
+      [names],
+    );
+    const ordered = rows.map((r) => BigInt(r.h)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const lockKey of ordered) {
+      await manager.query('SELECT pg_advisory_xact_lock($1::bigint)', [lockKey.toString()]);
+    }
   }
 
   async list(tenantId: string, filter: TokenListFilter, now: Date): Promise<[Token[], number]> {
@@ -179,9 +210,8 @@ export class TokensRepository {
       );
     });
     if (filter.scope !== 'all') {
-      const prefixes = filter.scope.map((c) => `${c.replace(/[\\%_]/g, (m) => `\\${m}`)}%`);
       query.andWhere('EXISTS (SELECT 1 FROM unnest(t.containers) AS c WHERE c LIKE ANY(:prefixes))', {
-        prefixes,
+        prefixes: likePrefixes(filter.scope),
       });
     }
     // One statement for the page and the total; only a page past the end needs a separate count.
@@ -300,6 +330,11 @@ export class TokensRepository {
     );
     return affected(rows);
   }
+}
+
+/** LIKE patterns matching every container under one of the prefixes. */
+function likePrefixes(prefixes: string[]): string[] {
+  return prefixes.map((c) => `${c.replace(/[\\%_]/g, (m) => `\\${m}`)}%`);
 }
 
 function live(query: SelectQueryBuilder<Token>, now: Date): SelectQueryBuilder<Token> {

@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { EntityManager, QueryFailedError } from 'typeorm';
 import { Transform } from '../auth/access-rules';
-import { atMostMask, containerScope, transformFor } from '../auth/access';
+import { atMostMask, containerScope, leastVisible, transformFor, writeTransform } from '../auth/access';
 import { Permission } from '../auth/permissions';
 import { Principal } from '../auth/principal';
 import { ApiError } from '../common/api-error';
@@ -13,22 +12,12 @@ import { parseSearchQuery } from './search-query';
 import { patchDenial } from './rules/patch-access';
 import { TokenBuilder } from './token-builder.service';
 import { TokenCipher } from './token-cipher.service';
-import { readCreateRequest, applyPatch, TokenFields } from './token-fields';
-import { presentRedactedDuplicate, presentToken } from './token-presenter';
+import { readCreateRequest, applyPatch } from './token-fields';
+import { presentToken, presentUnreadable } from './token-presenter';
 import { Token } from './token.entity';
+import { DedupRateLimit } from './dedup-rate-limit';
+import { duplicateScopeOf, InsertOutcome, PreparedToken, TokenInserter } from './token-inserter.service';
 import { TokenListFilter, TokensRepository } from './tokens.repository';
-
-/** What an insert did: stored the prepared token, or found the live token it duplicates (deduplicate_token). */
-export type InsertOutcome = { inserted: PreparedToken } | { duplicateOf: Token };
-
-export interface PreparedToken {
-  row: Token;
-  fields: TokenFields;
-  /** Blind indexes of the rendered search_indexes. */
-  indexHashes: string[];
-  /** The caller's transform for the create response. */
-  transform: Transform;
-}
 
 @Injectable()
 export class TokensService {
@@ -40,19 +29,18 @@ export class TokensService {
     private readonly builder: TokenBuilder,
     private readonly engine: ExpressionEngine,
     private readonly clock: Clock,
+    private readonly dedup: DedupRateLimit,
+    private readonly inserter: TokenInserter,
   ) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.tokens.manager.transaction(work);
-  }
-
   async create(principal: Principal, body: Record<string, unknown>): Promise<TokenDto> {
+    this.dedup.take(principal, body.deduplicate_token === true ? 1 : 0);
     const prepared = await this.prepare(principal, body);
     // A plain token is one INSERT, atomic by itself; dedup locks and index rows need a transaction.
     const single = prepared.fields.deduplicateToken !== true && prepared.indexHashes.length === 0;
     const [outcome] = single
-      ? await this.insertMany(this.tokens.manager, [prepared])
-      : await this.tokens.manager.transaction((manager) => this.insertMany(manager, [prepared]));
+      ? await this.inserter.insertMany(this.tokens.manager, [prepared])
+      : await this.inserter.transaction((manager) => this.inserter.insertMany(manager, [prepared]));
     return this.presentOutcome(principal, outcome);
   }
 
@@ -60,10 +48,10 @@ export class TokensService {
   async prepare(principal: Principal, body: Record<string, unknown>, prefix = ''): Promise<PreparedToken> {
     const now = this.clock.now();
     const { fields, id: requestedId } = readCreateRequest(body, this.engine, now, prefix);
-    const transform = transformFor(principal, 'token:create', fields.containers);
+    const transform = writeTransform(principal, 'token:create', fields.containers);
     if (transform === null) {
       throw ApiError.forbidden(
-        `No access rule of this application grants token:create on ${fields.containers.join(', ')}.`,
+        `No access rule of this application grants token:create on ${eachOf(fields.containers)}.`,
       );
     }
     const identity = {
@@ -75,30 +63,9 @@ export class TokensService {
       modifiedAt: null,
     };
     const { row, indexHashes } = await this.builder.build(identity, fields, prefix);
-    return { row, fields, indexHashes, transform: atMostMask(transform) };
-  }
-
-  /**
-   * Inserts prepared tokens in the caller's transaction: plain ones in one batch, deduplicating ones one
-   * by one under a fingerprint lock. Outcomes are presented after commit by `presentOutcome()` (decrypting inside the
-   * transaction could wait for a second connection the embedded database does not have).
-   */
-  async insertMany(manager: EntityManager, prepared: PreparedToken[]): Promise<InsertOutcome[]> {
-    const batch = prepared.filter((p) => p.fields.deduplicateToken !== true);
-    try {
-      if (batch.length > 0) {
-        await this.tokens.insert(manager, batch);
-      }
-      const outcomes: InsertOutcome[] = [];
-      for (const p of prepared) {
-        outcomes.push(
-          p.fields.deduplicateToken === true ? await this.insertDeduplicated(manager, p) : { inserted: p },
-        );
-      }
-      return outcomes;
-    } catch (err) {
-      throw isUniqueViolation(err) ? ApiError.conflict('A token with this id already exists.') : err;
-    }
+    const duplicateScope =
+      fields.deduplicateToken === true ? duplicateScopeOf(principal, 'token:create') : null;
+    return { row, fields, indexHashes, transform: atMostMask(transform), duplicateScope };
   }
 
   /** The response for one insert: the new token as the caller may see it, or the duplicate it found. */
@@ -108,25 +75,6 @@ export class TokensService {
     }
     const { row, fields, transform } = outcome.inserted;
     return this.present(row, fields.data, transform);
-  }
-
-  private async insertDeduplicated(manager: EntityManager, prepared: PreparedToken): Promise<InsertOutcome> {
-    const { row } = prepared;
-    if (row.fingerprint !== null) {
-      await this.tokens.lockFingerprint(manager, row.tenantId, row.type, row.fingerprint);
-      const existing = await this.tokens.findDuplicate(
-        manager,
-        row.tenantId,
-        row.type,
-        row.fingerprint,
-        this.clock.now(),
-      );
-      if (existing !== null) {
-        return { duplicateOf: existing };
-      }
-    }
-    await this.tokens.insert(manager, [prepared]);
-    return { inserted: prepared };
   }
 
   async get(principal: Principal, id: string): Promise<TokenDto> {
@@ -198,7 +146,7 @@ export class TokensService {
   /** A merge patch, retried when another writer changed the token between our read and our write. */
   async update(principal: Principal, id: string, patch: Record<string, unknown>): Promise<TokenDto> {
     for (let attempt = 0; attempt < 5; attempt++) {
-      const result = await this.updateOnce(principal, id, patch);
+      const result = await this.updateOnce(principal, id, patch, attempt === 0);
       if (result !== null) {
         return result;
       }
@@ -206,25 +154,34 @@ export class TokensService {
     throw ApiError.conflict('The token is being modified concurrently; retry the request.');
   }
 
+  /**
+   * Every container before and after needs token:update, a new expiry token:delete (patchDenial); the
+   * answer shows only what the caller could read.
+   */
   private async updateOnce(
     principal: Principal,
     id: string,
     patch: Record<string, unknown>,
+    firstAttempt: boolean,
   ): Promise<TokenDto | null> {
-    const row = await this.findAllowed(principal, id, 'token:update');
+    const row = await this.findAllowed(principal, id, 'token:update', writeTransform);
     const readData = row.data as Buffer;
     const now = this.clock.now();
     const current = await this.builder.fieldsOf(row);
     const next = applyPatch(current, patch, this.engine, now);
-    const transform = transformFor(principal, 'token:update', next.containers);
+    const transform = writeTransform(principal, 'token:update', next.containers);
     if (transform === null) {
       throw ApiError.forbidden(
-        `No access rule of this application grants token:update on ${next.containers.join(', ')}.`,
+        `No access rule of this application grants token:update on ${eachOf(next.containers)}.`,
       );
     }
     const denied = patchDenial(principal, current, next);
     if (denied !== null) {
       throw ApiError.forbidden(denied);
+    }
+    const scope = next.deduplicateToken === true ? duplicateScopeOf(principal, 'token:update') : null;
+    if (next.deduplicateToken === true && firstAttempt) {
+      this.dedup.take(principal, 1);
     }
     const { row: updated, indexHashes } = await this.builder.build(
       {
@@ -240,13 +197,14 @@ export class TokensService {
     );
     const outcome = await this.tokens.manager.transaction(
       async (manager): Promise<Token | 'saved' | 'stale'> => {
-        if (next.deduplicateToken === true && updated.fingerprint !== null) {
-          await this.tokens.lockFingerprint(manager, updated.tenantId, updated.type, updated.fingerprint);
+        if (scope !== null && updated.fingerprint !== null) {
+          await this.tokens.lockFingerprints(manager, [updated]);
+          const key = { type: updated.type, fingerprint: updated.fingerprint };
           const duplicate = await this.tokens.findDuplicate(
             manager,
             updated.tenantId,
-            updated.type,
-            updated.fingerprint,
+            key,
+            scope,
             now,
             updated.id,
           );
@@ -260,9 +218,16 @@ export class TokensService {
     if (outcome === 'stale') {
       return null;
     }
-    return outcome === 'saved'
-      ? this.present(updated, next.data, atMostMask(transform))
-      : this.presentDuplicate(principal, outcome);
+    if (next.deduplicateToken === true && firstAttempt) {
+      this.dedup.record(outcome === 'saved' ? 'created' : 'deduplicated');
+    }
+    if (outcome !== 'saved') {
+      return this.presentDuplicate(principal, outcome);
+    }
+    const read = transformFor(principal, 'token:read', updated.containers);
+    return read === null
+      ? presentUnreadable(updated)
+      : this.present(updated, next.data, leastVisible(atMostMask(transform), read));
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
@@ -285,22 +250,25 @@ export class TokensService {
   }
 
   /** 404 for unknown, deleted, expired and other tenants' tokens; 403 when no access rule allows it. */
-  private async findAllowed(principal: Principal, id: string, permission: Permission): Promise<Token> {
+  private async findAllowed(
+    principal: Principal,
+    id: string,
+    permission: Permission,
+    allows: typeof transformFor = transformFor,
+  ): Promise<Token> {
     const row = await this.tokens.findLive(principal.tenantId, id, this.clock.now());
     if (row === null) {
       throw ApiError.notFound('Token');
     }
-    if (transformFor(principal, permission, row.containers) === null) {
+    if (allows(principal, permission, row.containers) === null) {
       throw ApiError.forbidden(`No access rule grants ${permission} on this token's containers.`);
     }
     return row;
   }
 
+  /** A duplicate is always one the caller may read (DuplicateScope): shown at most masked. */
   private async presentDuplicate(principal: Principal, existing: Token): Promise<TokenDto> {
-    const read = transformFor(principal, 'token:read', existing.containers);
-    if (read === null) {
-      return presentRedactedDuplicate(existing);
-    }
+    const read = transformFor(principal, 'token:read', existing.containers) ?? 'redact';
     return {
       ...(await this.present(existing, undefined, atMostMask(read))),
       _extras: { deduplicated: true },
@@ -329,6 +297,7 @@ export class TokensService {
   }
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  return err instanceof QueryFailedError && (err.driverError as { code?: string }).code === '23505';
+/** One container as it is, several as "each of a, b": a write needs every one of them. */
+function eachOf(containers: readonly string[]): string {
+  return containers.length === 1 ? containers[0] : `each of ${containers.join(', ')}`;
 }

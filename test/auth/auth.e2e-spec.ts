@@ -1,3 +1,4 @@
+import { DELEGATE_EVERYTHING } from '../../src/auth/grants';
 import type { Test } from 'supertest';
 import type { Permission } from '../../src/auth/permissions';
 import { TestContext, TestTenant } from '../support/test-app';
@@ -136,11 +137,16 @@ describe('authentication and authorization', () => {
       expectProblem(await ctx.http.get('/applications/key').set('BT-API-KEY', app.key), 401);
     });
 
-    it('lets an application regenerate its own key, after which only the new one works', async () => {
+    it('lets a holder of everything an application holds regenerate its key, after which only the new one works', async () => {
       const own = await ctx.newApplication(tenant, 'management', ['application:update']);
+      // An application never regenerates (or updates) itself: the tenant's own management key does it.
+      expectProblem(
+        await ctx.http.post(`/applications/${own.id}/regenerate`).set('BT-API-KEY', own.key),
+        403,
+      );
       const res = await ctx.http
         .post(`/applications/${own.id}/regenerate`)
-        .set('BT-API-KEY', own.key)
+        .set('BT-API-KEY', tenant.key)
         .expect(200);
       expectProblem(await ctx.http.get('/applications/key').set('BT-API-KEY', own.key), 401);
       await ctx.http.get('/applications/key').set('BT-API-KEY', res.body.key).expect(200);
@@ -171,6 +177,7 @@ describe('authentication and authorization', () => {
           tenant,
           'management',
           APPLICATION_PERMISSIONS.filter((p) => p !== missing),
+          [DELEGATE_EVERYTHING],
         );
         const target = await ctx.newApplication(tenant, 'private', ['token:read']);
         const routes = applicationRoutes(ctx, target.id);
@@ -182,7 +189,12 @@ describe('authentication and authorization', () => {
     );
 
     it('refuses GET /applications to a management application created with application:create only', async () => {
-      const caller = await ctx.newApplication(tenant, 'management', ['application:create']);
+      const caller = await ctx.newApplication(
+        tenant,
+        'management',
+        ['application:create'],
+        [DELEGATE_EVERYTHING],
+      );
       expectProblem(await ctx.http.get('/applications').set('BT-API-KEY', caller.key), 403);
       const created = await createApplication(ctx, { ...tenant, key: caller.key });
       expect(created.status).toBe(201);

@@ -1,10 +1,14 @@
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { Response } from 'supertest';
+import { HOSTILE_TEMPLATES } from '../../src/expressions/hostile-templates';
 import { STACK_TRACE } from '../support/hostile-input';
-import { TestHttpsServer } from '../support/https-test-server';
-import { ProxyFixture, proxyFixture } from '../support/proxy-fixture';
+import { echoHandler, TestHandler, TestHttpsServer } from '../support/https-test-server';
+import { forbiddenConnector } from '../support/outbound';
+import { expectProxyError, ProxyFixture, proxyFixture } from '../support/proxy-fixture';
+import { newReactor } from '../support/reactor-factory';
 import { TestContext, TestTenant } from '../support/test-app';
 import { tokenApp } from '../support/token-factory';
 
@@ -49,10 +53,36 @@ const hostileString = fc.oneof(
   fc.constant('\u0000'),
   fc.constant('{{ data | stringify }}'),
   fc.constant('{% for i in (1..100000000) %}x{% endfor %}'),
+  fc.constantFrom(...HOSTILE_TEMPLATES),
+  fc.constant('{{ data.number | split: "" | join: "-" }}'),
   fc.constant('../../etc/passwd'),
   fc.constant('__proto__'),
   fc.constant(`${SECRET}\r\nX-Injected: 1`),
+  // Look-alike and folding e-mail addresses (KELVIN SIGN, Cyrillic, fullwidth, a small @ that folds to @).
+  fc.constantFrom(
+    'vic@ban\u212A.example',
+    'v\u0456c@bank.example',
+    '\uFF56\uFF49\uFF43@bank.example',
+    'vic\uFE6B@bank.example',
+    'vic@xn--bnk-6cd.example',
+  ),
+  // A name that would be a phishing line in an e-mail.
+  fc.constant('Team\r\nLog in at https://evil.example/\u202E'),
+  fc.constant('Acme\r\n\r\nReset your password at https://evil.example/\u202e\u200b'),
 );
+
+/** A name the vault answers with still carrying control or format characters (they reach e-mails and logs). */
+const UNPLAIN_NAME = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+/** A 200 KB token of the tenant (set in beforeAll): bodies that reference it 60 times expand to 12 MB. */
+let bigTokenId = '';
+const EXPANDING_REFERENCES = 60;
+
+function expandingBody(): string {
+  const reference = `{{ ${bigTokenId} }}`;
+  const refs = Array.from({ length: EXPANDING_REFERENCES }, () => reference);
+  return JSON.stringify({ args: { refs: refs.join('') }, refs, data: reference });
+}
 
 const hostileValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   value: fc.oneof(
@@ -64,7 +94,7 @@ const hostileValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
     fc.constant(null),
     fc.array(tie('value'), { maxLength: 4 }),
     fc.dictionary(
-      fc.oneof(hostileString, fc.constantFrom('type', 'data', 'name', 'page', 'size', 'args')),
+      fc.oneof(hostileString, fc.constantFrom('type', 'data', 'name', 'email', 'page', 'size', 'args')),
       tie('value'),
       {
         maxKeys: 4,
@@ -79,9 +109,20 @@ const rawBody = fc.oneof(
   fc.constant(`{"type":"token","type":"card","data":{"number":"${SECRET}"}}`),
   fc.constant('{"type":"token","data":"\\ud800","metadata":{"\\udc00":"x"}}'),
   fc.constant('['.repeat(5000) + ']'.repeat(5000)),
+  fc.constant('['.repeat(200_000) + `"{{ ${SECRET} }}"` + ']'.repeat(200_000)),
+  fc.constant(null).map(expandingBody),
   fc.constant(`{"data": "${SECRET}", "name": "\\u0000"`),
   fc.constant('{"page": {"toString": "x"}, "size": null, "query": "metadata.k:\\ud800"}'),
   fc.constant(`[${Array.from({ length: 50_000 }, () => '1').join(',')}]`),
+  // /tokenize: a definition whose data nests 5,000 deep, more tokens than allowed before a deep tail
+  fc.constant(`{"card":{"type":"token","data":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}}`),
+  fc.constant(
+    `{"leaves":[${Array.from({ length: 101 }, () => '"x"').join(',')}],"later":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+  ),
+  // deduplicating writes of the secret into a permitted and a forbidden container at once
+  fc.constant(
+    `[{"type":"card","data":{"number":"${SECRET}"},"containers":["/general/","/pci/high/"],"deduplicate_token":true}]`,
+  ),
 );
 
 const contentType = fc.constantFrom(
@@ -92,7 +133,92 @@ const contentType = fc.constantFrom(
   'application/json; charset=latin1',
 );
 
-const pathParam = fc.oneof(fc.uuid(), urlString, fc.constant('%00'), fc.constant('..%2F..'));
+/**
+ * Response headers that would act on the vault's origin, which the echo destination sends back when
+ * asked (X-Answer-Headers): /proxy must drop them, or answer with its own values (the ones below).
+ */
+const OWN_HEADERS: Record<string, RegExp> = {
+  'content-security-policy': /^sandbox; default-src 'none'/,
+  'x-content-type-options': /^nosniff$/,
+  'x-frame-options': /^DENY$/,
+  'referrer-policy': /^no-referrer$/,
+};
+const answerHeaders = fc.array(
+  fc
+    .tuple(
+      fc.constantFrom(
+        'Set-Cookie',
+        'Access-Control-Allow-Origin',
+        'Access-Control-Allow-Credentials',
+        'Content-Security-Policy',
+        'Content-Security-Policy-Report-Only',
+        'X-Content-Type-Options',
+        'X-Frame-Options',
+        'Referrer-Policy',
+        'Clear-Site-Data',
+        'Service-Worker-Allowed',
+        'Refresh',
+        'Permissions-Policy',
+        'Cross-Origin-Opener-Policy',
+        'Strict-Transport-Security',
+        'Alt-Svc',
+      ),
+      fc.boolean(),
+      fc.constantFrom(
+        '*',
+        'a=1; Path=/',
+        '"*"',
+        '0; url=https://attacker.example/',
+        "script-src 'unsafe-inline'",
+      ),
+    )
+    .map(([name, upper, value]): [string, string] => [upper ? name.toUpperCase() : name, value]),
+  { maxLength: 4 },
+);
+
+/** The echo destination, answering also with the headers the request lists in X-Answer-Headers. */
+const answeringEcho: TestHandler = (req, res, body) => {
+  const asked = req.headers['x-answer-headers'];
+  for (const [name, value] of typeof asked === 'string' ? (JSON.parse(asked) as [string, string][]) : []) {
+    const before = res.getHeader(name);
+    res.setHeader(name, before === undefined ? value : [String(before), value].flat());
+  }
+  echoHandler(req, res, body);
+};
+
+/** Every answer is never sniffed; a relayed one is sandboxed and carries none of the asked headers. */
+function headerFaults(res: Response, proxied: boolean, asked: [string, string][]): string[] {
+  const faults = res.headers['x-content-type-options'] === 'nosniff' ? [] : ['no nosniff'];
+  if (!proxied || res.headers['bt-proxy-destination-status'] === undefined) {
+    return faults;
+  }
+  for (const name of [...asked.map(([n]) => n.toLowerCase()), 'content-security-policy']) {
+    const own = OWN_HEADERS[name];
+    const value = res.headers[name] as string | string[] | undefined;
+    if (own === undefined ? value !== undefined : !own.test(String(value))) {
+      faults.push(`relays ${name}: ${String(value)}`);
+    }
+  }
+  return faults;
+}
+
+/** Stands for the id of a real reactor whose code returns a 15 MB result (in POST /reactors/{id}/react). */
+const BIG_RESULT_REACTOR = 'big-result-reactor';
+const pathParam = fc.oneof(
+  fc.uuid(),
+  urlString,
+  fc.constant('%00'),
+  fc.constant('..%2F..'),
+  fc.constant(BIG_RESULT_REACTOR),
+);
+/** X-Forwarded-For as a client could spoof it (the vault trusts 127.0.0.1 here, so it is walked). */
+const forwardedFor = fc.oneof(
+  fc.constant(undefined),
+  fc.constantFrom('203.0.113.7', '6.6.6.6, 203.0.113.7', 'not-an-ip, ::1', '::ffff:10.0.0.1,,127.0.0.1'),
+  fc.constant(Array.from({ length: 500 }, (_, i) => `10.0.${i % 256}.1`).join(', ')),
+  urlString.map(headerSafe),
+);
+
 const queryPart = fc.dictionary(
   fc.constantFrom('page', 'size', 'id', 'type', 'name', 'metadata.k', 'x'),
   urlString,
@@ -123,6 +249,10 @@ function faultsOf(res: Response, proxied: boolean): string[] {
   if (STACK_TRACE.test(res.text)) {
     faults.push('stack trace');
   }
+  const name: unknown = res.status < 300 ? (res.body as { name?: unknown } | undefined)?.name : undefined;
+  if (typeof name === 'string' && UNPLAIN_NAME.test(name)) {
+    faults.push('a name with control characters');
+  }
   if (res.status >= 400) {
     const shape = misshapenError(res, proxied);
     if (shape !== null) {
@@ -138,6 +268,28 @@ function faultsOf(res: Response, proxied: boolean): string[] {
   return faults;
 }
 
+/**
+ * Reads any answer as text, and as JSON when it is JSON: /proxy relays what the echo destination received
+ * (invalid JSON declared as JSON included), which the client's own JSON parser would throw on.
+ */
+// superagent types the stream as its Response; at this point it is the IncomingMessage.
+function lenientJson(stream: unknown, done: (err: Error | null, body: unknown) => void): void {
+  const res = stream as IncomingMessage & { text?: string };
+  let text = '';
+  res.setEncoding('utf8');
+  res.on('data', (chunk: string) => (text += chunk));
+  res.on('end', () => {
+    res.text = text;
+    let body: unknown = {};
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // Not JSON: the body stays empty, the text is checked as it is.
+    }
+    done(null, body);
+  });
+}
+
 /** A header value the HTTP client can send (no control characters): the server's checks are the subject. */
 function headerSafe(value: string): string {
   return [...value].map((c) => (c >= ' ' && c < '\u007f' ? c : '?')).join('');
@@ -149,16 +301,25 @@ describe('generated hostile requests over every route of openapi.json', () => {
   let echo: TestHttpsServer;
   let tenant: TestTenant;
   let privateKey: string;
+  let bigResultReactorId: string;
 
   beforeAll(async () => {
     // /proxy gets a real destination: an HTTPS echo server on 127.0.0.1 behind a test host name.
-    fx = await proxyFixture();
+    fx = await proxyFixture({ env: { TRUST_PROXY: '127.0.0.1,::1' } });
     ctx = fx.ctx;
-    echo = await fx.server();
+    echo = await fx.server(answeringEcho);
     tenant = await ctx.newTenant();
-    privateKey = (
-      await tokenApp(ctx, tenant, [], ['token:create', 'token:read', 'token:use', 'token:search'])
-    ).key;
+    const app = await tokenApp(ctx, tenant, [], ['token:create', 'token:read', 'token:use', 'token:search']);
+    privateKey = app.key;
+    const big = await app.api.create({ type: 'token', data: 'x'.repeat(200_000) });
+    expect(big.status).toBe(201);
+    bigTokenId = big.body.id as string;
+    bigResultReactorId = (
+      await newReactor(ctx, tenant, {
+        code: "module.exports = async () => ({ raw: 'x'.repeat(15 * 1024 * 1024) });",
+        request_parameters: [],
+      })
+    ).reactorId;
   });
   afterAll(() => fx.close());
 
@@ -180,23 +341,32 @@ describe('generated hostile requests over every route of openapi.json', () => {
             contentType,
             fc.constantFrom('management', 'private', 'none'),
             fc.oneof(fc.constant('echo'), urlString),
-            async (param, query, body, type, who, destination) => {
+            answerHeaders,
+            forwardedFor,
+            async (param, query, body, type, who, destination, asked, forwarded) => {
               const proxied = op.path === '/proxy' || op.path.startsWith('/proxy/');
+              const id =
+                param === BIG_RESULT_REACTOR && op.path === '/reactors/{id}/react'
+                  ? bigResultReactorId
+                  : param;
               const url =
-                op.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(param)) +
+                op.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(id)) +
                 (Object.keys(query).length > 0 ? `?${new URLSearchParams(query).toString()}` : '');
               let req = ctx.http[op.method](url);
+              if (forwarded !== undefined) {
+                req = req.set('X-Forwarded-For', forwarded);
+              }
               if (who !== 'none') {
                 req = req.set('BT-API-KEY', who === 'management' ? tenant.key : privateKey);
               }
               if (proxied) {
-                req = req.set(
-                  'BT-PROXY-URL',
-                  destination === 'echo' ? fx.url(echo) : headerSafe(destination),
-                );
+                req = req
+                  .set('X-Answer-Headers', JSON.stringify(asked))
+                  .set('BT-PROXY-URL', destination === 'echo' ? fx.url(echo) : headerSafe(destination));
               }
-              const res = op.method === 'get' ? await req : await req.set('Content-Type', type).send(body);
-              const faults = faultsOf(res, proxied);
+              const sent = op.method === 'get' ? req : req.set('Content-Type', type).send(body);
+              const res = await sent.buffer(true).parse(lenientJson);
+              const faults = [...faultsOf(res, proxied), ...headerFaults(res, proxied, asked)];
               if (faults.length > 0) {
                 failure = `${op.method.toUpperCase()} ${url.slice(0, 200)} as ${who} (${type}): ${faults.join(', ')}`;
                 throw new Error(failure);
@@ -212,4 +382,82 @@ describe('generated hostile requests over every route of openapi.json', () => {
         });
     },
   );
+});
+
+describe('generated hostile scrapes of /metrics: never to a tenant key, always the 404 of a missing path', () => {
+  let ctx: TestContext;
+  let tenant: TestTenant;
+  const TOKEN = 'operator-metrics-token-for-the-property-test';
+
+  beforeAll(async () => {
+    ctx = await TestContext.create({ env: { METRICS_TOKEN: TOKEN } });
+    tenant = await ctx.newTenant();
+  });
+  afterAll(() => ctx.close());
+
+  it('answers 404 to every Authorization and BT-API-KEY but the operator token', async () => {
+    const missing = (await ctx.http.get('/no-such-path')).body as unknown;
+    const authorization = fc.oneof(
+      urlString,
+      fc.constantFrom(tenant.key, `Bearer ${tenant.key}`, `Bearer ${TOKEN.toUpperCase()}`, `Basic ${TOKEN}`),
+      fc.constantFrom(`Bearer ${TOKEN.slice(1)}`, `Bearer ${TOKEN} ${TOKEN}`, `Bearer\t${TOKEN}`, TOKEN),
+    );
+    await fc.assert(
+      fc.asyncProperty(authorization, fc.boolean(), queryPart, async (auth, withKey, query) => {
+        let req = ctx.http.get(`/metrics?${new URLSearchParams(query).toString()}`);
+        req = req.set('Authorization', headerSafe(auth));
+        if (withKey) {
+          req = req.set('BT-API-KEY', tenant.key);
+        }
+        const res = await req;
+        expect([res.status, res.body]).toEqual([404, missing]);
+        expect(res.text).not.toContain('token_vault_');
+      }),
+      { numRuns: RUNS * 4, seed: SEED },
+    );
+  });
+});
+
+describe('generated internal names through /proxy: one answer whatever they resolve to', () => {
+  const connector = forbiddenConnector();
+  // Internal names as a hostile tenant would guess them, each resolving somewhere no test may connect to.
+  const answers: [string, string | string[]][] = [
+    ['db', '10.1.2.3'],
+    ['cache', '192.168.7.7'],
+    ['meta', '169.254.169.254'],
+    ['lo', '127.0.0.1'],
+    ['v6', 'fd00::7'],
+    ['mixed', ['93.184.216.34', '10.0.0.9']],
+  ];
+  const names = Object.fromEntries(answers.map(([name, address]) => [`${name}.corp.test`, address]));
+  let fx: ProxyFixture;
+  let key: string;
+
+  beforeAll(async () => {
+    fx = await proxyFixture({ allowLoopback: false, names, connector });
+    key = (await tokenApp(fx.ctx, await fx.ctx.newTenant(), [], ['token:use'])).key;
+  });
+  afterAll(() => fx.close());
+
+  it('refuses names resolving to internal addresses and names that do not resolve alike', async () => {
+    const label = fc.stringMatching(/^[a-z][a-z0-9-]{0,20}[a-z0-9]$/);
+    const host = fc.oneof(
+      fc.constantFrom(...Object.keys(names)),
+      label.map((l) => `${l}.corp.test`),
+      fc.tuple(label, label).map(([a, b]) => `${a}.${b}.example`),
+    );
+    const seen = new Set<string>();
+    await fc.assert(
+      fc.asyncProperty(host, urlString, fc.constantFrom('get', 'post'), async (name, path, method) => {
+        const res = await fx.ctx.http[method]('/proxy')
+          .set('BT-API-KEY', key)
+          .set('BT-PROXY-URL', `https://${name}/${encodeURIComponent(path)}`);
+        seen.add(JSON.stringify([res.status, expectProxyError(res, 400)]));
+      }),
+      { numRuns: RUNS * 4, seed: SEED },
+    );
+    expect([...seen]).toHaveLength(1);
+    expect(JSON.parse([...seen][0])).toMatchObject([400, { detail: 'The destination is not allowed.' }]);
+    expect(connector).not.toHaveBeenCalled();
+  });
 });

@@ -1,5 +1,6 @@
+import { HOSTILE_TEMPLATES } from '../../src/expressions/hostile-templates';
 import { TestContext, TestTenant } from '../support/test-app';
-import { rule, tokenApp, TokensApi } from '../support/token-factory';
+import { rule, tokenApp, tokensApi, TokensApi } from '../support/token-factory';
 
 // Longer than the global 60 s: these cases run the expression budget to its end on several paths.
 jest.setTimeout(120_000);
@@ -61,5 +62,26 @@ describe('expression render time per request', () => {
   it('gives each request its own budget: cheap expressions work again right after', async () => {
     const res = await api.create({ type: 'token', data: 'abc', mask: '{{ data | size }}' }).expect(201);
     expect(res.body.data).toBe(3);
+  });
+
+  // Refused by the work limit (about 10 ms of work), not by the 500 ms render clock: the message names the steps.
+  // How fast that is under load is measured by `npm run bench` (BENCH_ONLY=hostile), not by a wall clock here.
+  it('refuses a public key’s hostile fingerprint, search index and alias expressions at the work limit', async () => {
+    const publicApp = await ctx.newApplication(tenant, 'public', ['token:create']);
+    const publicApi = tokensApi(ctx, publicApp.key);
+    const data = 'x'.repeat(100_000);
+    for (const template of HOSTILE_TEMPLATES) {
+      for (const [body, path] of [
+        [{ type: 'token', data, fingerprint_expression: template }, 'fingerprint_expression'],
+        [{ type: 'token', data, search_indexes: [template] }, 'search_indexes[0]'],
+        [{ type: 'token', data, id: `{{ "a" }}${template}` }, 'id'],
+      ] as const) {
+        const res = await publicApi.create(body);
+        expect([res.status, res.body.errors?.[path]]).toEqual([
+          400,
+          [expect.stringMatching(/exceeds 10,000 steps/)],
+        ]);
+      }
+    }
   });
 });

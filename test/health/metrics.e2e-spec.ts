@@ -1,15 +1,20 @@
+import { ConfigError, loadConfig } from '../../src/config/app-config';
 import { MetricsPort } from '../../src/health/metrics-port';
 import { expectProblem } from '../support/problems';
 import { freePort } from '../support/spawned-server';
 import { TestContext, TestTenant } from '../support/test-app';
 import { tokenApp } from '../support/token-factory';
 
+/** The operator's scrape token in these tests (METRICS_TOKEN needs 32 characters or more). */
+const TOKEN = 'operator-metrics-token-0123456789abcdef';
+const bearer = (token: string): string => `Bearer ${token}`;
+
 describe('GET /metrics', () => {
   let ctx: TestContext;
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    ctx = await TestContext.create();
+    ctx = await TestContext.create({ env: { METRICS_TOKEN: TOKEN } });
     tenant = await ctx.newTenant();
   });
   afterAll(() => ctx.close());
@@ -20,7 +25,7 @@ describe('GET /metrics', () => {
     expect((await app.api.create({ id, type: 'token', data: 'secret value' })).status).toBe(201);
     await app.api.get(id).expect(200);
     await app.api.get('missing-token-id-xyz').expect(404);
-    const res = await ctx.http.get('/metrics').set('BT-API-KEY', tenant.key);
+    const res = await ctx.http.get('/metrics').set('Authorization', bearer(TOKEN));
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     const text = res.text;
@@ -45,22 +50,48 @@ describe('GET /metrics', () => {
     }
   });
 
-  it('needs a management key unless METRICS_PUBLIC=true', async () => {
-    expectProblem(await ctx.http.get('/metrics'), 401);
+  it("never answers to a tenant's key: the 404 of a path that does not exist", async () => {
+    const missing = await ctx.http.get('/no-such-path');
+    const other = await ctx.newTenant('Other');
     const app = await tokenApp(ctx, tenant, [], ['token:read']);
-    expectProblem(await ctx.http.get('/metrics').set('BT-API-KEY', app.key), 403);
-    const open = await TestContext.create({ env: { METRICS_PUBLIC: 'true' } });
-    try {
-      expect((await open.http.get('/metrics')).status).toBe(200);
-    } finally {
-      await open.close();
+    const attempts = [
+      ctx.http.get('/metrics').set('BT-API-KEY', tenant.key),
+      ctx.http.get('/metrics').set('BT-API-KEY', other.key),
+      ctx.http.get('/metrics').set('BT-API-KEY', app.key),
+      ctx.http.get('/metrics').set('Authorization', bearer(tenant.key)),
+      ctx.http.get('/metrics').set('Authorization', bearer(TOKEN.slice(0, -1))),
+      ctx.http.get('/metrics').set('Authorization', `Basic ${TOKEN}`),
+      ctx.http.get('/metrics').set('Authorization', bearer(`${TOKEN}x`)),
+      ctx.http.get('/metrics'),
+    ];
+    for (const res of await Promise.all(attempts)) {
+      expectProblem(res, 404);
+      expect(res.body).toEqual(missing.body);
+      expect(res.text).not.toContain('token_vault_');
     }
   });
 
-  it('is served only on METRICS_PORT when that is set', async () => {
-    const port = await freePort();
-    const separate = await TestContext.create({ env: { METRICS_PORT: String(port), HOST: '127.0.0.1' } });
+  it('without METRICS_TOKEN or METRICS_PORT is served to nobody (a management key included)', async () => {
+    const closed = await TestContext.create();
     try {
+      const owner = await closed.newTenant();
+      expectProblem(await closed.http.get('/metrics').set('BT-API-KEY', owner.key), 404);
+      expectProblem(await closed.http.get('/metrics').set('Authorization', bearer(TOKEN)), 404);
+    } finally {
+      await closed.close();
+    }
+  });
+
+  it('is not in the OpenAPI document', async () => {
+    const doc = (await ctx.http.get('/docs-json')).body as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths)).not.toContain('/metrics');
+  });
+
+  it('is served only on METRICS_PORT when that is set, on loopback unless METRICS_HOST says otherwise', async () => {
+    const port = await freePort();
+    const separate = await TestContext.create({ env: { METRICS_PORT: String(port), HOST: '0.0.0.0' } });
+    try {
+      expect(separate.config.metricsHost).toBe('127.0.0.1');
       expectProblem(await separate.http.get('/metrics').set('BT-API-KEY', tenant.key), 404);
       expect(separate.get(MetricsPort).address()).toBe(port);
       const res = await fetch(`http://127.0.0.1:${port}/metrics`);
@@ -70,5 +101,25 @@ describe('GET /metrics', () => {
     } finally {
       await separate.close();
     }
+  });
+
+  it('on METRICS_PORT with METRICS_TOKEN, needs the token there too (and 404 on the main port)', async () => {
+    const port = await freePort();
+    const both = await TestContext.create({ env: { METRICS_PORT: String(port), METRICS_TOKEN: TOKEN } });
+    try {
+      const url = `http://127.0.0.1:${port}/metrics`;
+      expect((await fetch(url)).status).toBe(401);
+      expect((await fetch(url, { headers: { 'BT-API-KEY': tenant.key } })).status).toBe(401);
+      expect((await fetch(url, { headers: { Authorization: bearer(TOKEN) } })).status).toBe(200);
+      expectProblem(await both.http.get('/metrics').set('Authorization', bearer(TOKEN)), 404);
+    } finally {
+      await both.close();
+    }
+  });
+
+  it('refuses METRICS_PUBLIC=true and a short METRICS_TOKEN at boot', () => {
+    expect(() => loadConfig({ METRICS_PUBLIC: 'true' })).toThrow(ConfigError);
+    expect(() => loadConfig({ METRICS_PUBLIC: 'false' })).not.toThrow();
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/at least 32/);
   });
 });

@@ -110,6 +110,7 @@ describe('SSRF: names resolving to private, link-local and metadata addresses (d
     'multicast.test': '224.0.0.1',
     'documentation.test': '192.0.2.10',
     'rebind.test': ['93.184.216.34', '10.0.0.1'],
+    'loopback.test': '127.0.0.1',
   };
   let fx: ProxyFixture;
   let caller: { tenant: TestTenant; key: string };
@@ -128,6 +129,21 @@ describe('SSRF: names resolving to private, link-local and metadata addresses (d
       .send({});
     const problem = expectProxyError(res, 400);
     expect(problem.detail).toMatch(/not allowed/);
+    expect(connector).not.toHaveBeenCalled();
+  });
+
+  it('answers names resolving to 10.x, to metadata, to loopback and a name that does not resolve alike', async () => {
+    const answers = new Set<string>();
+    for (const name of ['ten.test', 'metadata.test', 'loopback.test', 'does-not-resolve.test']) {
+      const res = await fx.ctx.http
+        .post('/proxy')
+        .set('BT-API-KEY', caller.key)
+        .set('BT-PROXY-URL', `https://${name}/v1`)
+        .send({});
+      answers.add(JSON.stringify([res.status, expectProxyError(res, 400)]));
+    }
+    expect(answers.size).toBe(1);
+    expect(JSON.parse([...answers][0])).toMatchObject([400, { detail: 'The destination is not allowed.' }]);
     expect(connector).not.toHaveBeenCalled();
   });
 });

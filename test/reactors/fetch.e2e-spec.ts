@@ -193,7 +193,12 @@ describe('fetch from reactor code to private and metadata addresses (decided, ne
     fx = await proxyFixture({
       allowLoopback: false,
       connector,
-      names: { 'ten.test': '10.0.0.1', 'metadata.test': '169.254.169.254', 'ula.test': 'fd00::1' },
+      names: {
+        'ten.test': '10.0.0.1',
+        'metadata.test': '169.254.169.254',
+        'ula.test': 'fd00::1',
+        'loopback.test': '127.0.0.1',
+      },
     });
     tenant = await fx.ctx.newTenant();
   });
@@ -216,6 +221,27 @@ describe('fetch from reactor code to private and metadata addresses (decided, ne
     const caller = await tokenApp(fx.ctx, tenant, [], ['token:use']);
     const res = await reactorsApi(fx.ctx, tenant).react(reactorId, { args: {} }, caller.key);
     expect(res.body.raw).toEqual([400, 400, 400]);
+    expect(connector).not.toHaveBeenCalled();
+  });
+
+  it('cannot tell a name resolving to 10.x from one resolving to loopback or not resolving at all', async () => {
+    const code = `module.exports = async function () {
+      const out = [];
+      for (const name of ['ten.test', 'loopback.test', 'does-not-resolve.test']) {
+        try {
+          await fetch('https://' + name + '/');
+          out.push('reached');
+        } catch (err) {
+          out.push(JSON.stringify([err.status, err.message]));
+        }
+      }
+      return { raw: out };
+    };`;
+    const { reactorId } = await newReactor(fx.ctx, tenant, { code, request_parameters: [] });
+    const caller = await tokenApp(fx.ctx, tenant, [], ['token:use']);
+    const res = await reactorsApi(fx.ctx, tenant).react(reactorId, { args: {} }, caller.key);
+    const answer = JSON.stringify([400, 'The destination is not allowed.']);
+    expect(res.body.raw).toEqual([answer, answer, answer]);
     expect(connector).not.toHaveBeenCalled();
   });
 });

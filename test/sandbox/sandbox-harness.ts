@@ -8,6 +8,8 @@ export function testPool(overrides: Partial<ConstructorParameters<typeof WorkerP
     timeoutMs: 1500,
     memoryMb: 64,
     maxQueue: 20,
+    tenantMaxQueue: 20,
+    tenantMaxRunning: 1,
     maxHostCalls: 20,
     maxHostBytes: 100_000,
     ...overrides,
@@ -20,5 +22,10 @@ export function runIn(
   req: Record<string, JsonValue> = { args: {}, configuration: {} },
   bt?: Record<string, HostHandler>,
 ): Promise<SandboxOutcome> {
-  return pool.run(code, JSON.stringify({ req, bt: bt !== undefined }), bt ?? {});
+  return pool.run({
+    tenant: 'tenant-a',
+    code,
+    input: JSON.stringify({ req, bt: bt !== undefined }),
+    handlers: bt ?? {},
+  });
 }

@@ -1,3 +1,5 @@
+import { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
 import { Mailer, MailMessage } from '../../src/tenants/invitations/mailer';
 
 /** A Mailer double that keeps what it was asked to send. */
@@ -16,4 +18,66 @@ export function secretOf(text: string): string {
     throw new Error('no acceptance link in the e-mail');
   }
   return match[1];
+}
+
+/** A message the test SMTP server received. */
+export interface ReceivedMail {
+  to: string[];
+  raw: string;
+}
+
+/** A real SMTP server on 127.0.0.1 that keeps what it receives, and refuses recipients while `refusing`. */
+export interface TestSmtpServer {
+  url: string;
+  received: ReceivedMail[];
+  refusing: boolean;
+  close(): Promise<void>;
+}
+
+export async function startSmtpServer(): Promise<TestSmtpServer> {
+  const received: ReceivedMail[] = [];
+  const state = { refusing: false };
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onRcptTo(_address, _session, callback) {
+      callback(
+        state.refusing ? Object.assign(new Error('mailbox unavailable'), { responseCode: 550 }) : undefined,
+      );
+    },
+    onData(stream, session, callback) {
+      let raw = '';
+      stream.on('data', (d: Buffer) => (raw += d.toString()));
+      stream.on('end', () => {
+        received.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.server.address() as AddressInfo).port;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    get refusing() {
+      return state.refusing;
+    },
+    set refusing(value: boolean) {
+      state.refusing = value;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Test environment that sends through `smtp`, with links on https://vault.example.com. */
+export function smtpEnv(smtp: TestSmtpServer, extra: Record<string, string> = {}): Record<string, string> {
+  return { SMTP_URL: smtp.url, PUBLIC_URL: 'https://vault.example.com', ...extra };
+}
+
+/** Quoted-printable soft breaks and escapes undone, enough to read a link out of a message. */
+export function decodeQuotedPrintable(raw: string): string {
+  return raw
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }

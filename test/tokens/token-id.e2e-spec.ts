@@ -1,5 +1,6 @@
 import { TestContext, TestTenant } from '../support/test-app';
 import { bankData, cardData, countTokens, tokenApp, TokensApi } from '../support/token-factory';
+import { MAX_SHARED_DIGITS } from '../../src/tokens/rules/id-digit-runs';
 
 /**
  * A token id is shown to every caller that may see the token, redacting ones included, and travels in request
@@ -58,5 +59,46 @@ describe('token ids never carry the token data', () => {
     await api
       .create({ type: 'card', data: card, id: `customer-42-card-${card.number.slice(-4)}` })
       .expect(201);
+  });
+
+  it('refuses an alias spelling out card digits with separators, echoing nothing', async () => {
+    const card = cardData();
+    const digitsMessage = `must not contain more than ${MAX_SHARED_DIGITS} consecutive digits of the token data`;
+    const before = await countTokens(ctx);
+    for (const id of [
+      '{{ data.number | split: "" | join: "-" }}',
+      'card_{{ data.number | slice: 3, 8 | split: "" | join: "." }}',
+      '{{ data.number | slice: 0, 8 }}-{{ data.number | slice: 8, 8 }}',
+      '{{ data.expiration_year }}{{ data.number | slice: 6, 6 | split: "" | join: "_" }}',
+    ]) {
+      const res = await api.create({ type: 'card', data: card, id }).expect(400);
+      expect(res.body.errors).toEqual({ id: [digitsMessage] });
+      expect(res.text).not.toContain(card.number.slice(6, 12));
+    }
+    // The BIN and last four may show, as in any card display.
+    await api
+      .create({ type: 'card', data: card, id: `{{ data.number | slice: 0, 6 }}-x-{{ data.number | last4 }}` })
+      .expect(201);
+    expect(await countTokens(ctx)).toBe(before + 1);
+  });
+
+  it('keeps token ids out of the request logs of GET, PATCH and DELETE /tokens/{id}', async () => {
+    const full = await tokenApp(ctx, tenant);
+    const alias = await full.api
+      .create({ type: 'card', data: cardData(), id: '{{ data.number | alias_preserve_format: 6, 4 }}' })
+      .expect(201);
+    const id = alias.body.id as string;
+    const logged = ctx.logs.length;
+    await full.api.get(id).expect(200);
+    await full.api.patch(id, { metadata: { a: 'b' } }).expect(200);
+    await ctx.http.get(`//TOKENS/${id}/`).set('BT-API-KEY', full.key);
+    await full.api.delete(id).expect(204);
+    const logs = ctx.logs.slice(logged).join('\n');
+    expect(logs).not.toContain(id);
+    expect(logs).not.toContain(id.slice(6, 12));
+    expect(logs.match(/"path":"\/tokens\/\[id\]"/g)).toHaveLength(3);
+    expect(logs).toContain('"path":"//TOKENS/[id]"');
+    await full.api.search({ query: 'metadata.a:b' });
+    expect(ctx.logs.slice(logged).join('\n')).toContain('"path":"/tokens/search"');
   });
 });

@@ -12,13 +12,13 @@ import {
   Max,
   MaxLength,
   Min,
-  MinLength,
   ValidateNested,
 } from 'class-validator';
 import { TRANSFORMS, Transform } from '../../auth/access-rules';
 import { PageQueryDto, PaginationDto } from '../../common/pagination';
 import { ToArray } from '../../common/query';
 import { APPLICATION_TYPES, ApplicationType } from '../application.entity';
+import { DisplayName } from '../../common/display-name';
 
 export class AccessRuleDto {
   @ApiPropertyOptional({ nullable: true, maxLength: 500 })
@@ -49,9 +49,7 @@ export class AccessRuleDto {
 
 export class UpdateApplicationDto {
   @ApiProperty({ maxLength: 200 })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
+  @DisplayName()
   name: string;
 
   @ApiPropertyOptional({ type: [String], example: ['token:create', 'token:read'] })

@@ -5,6 +5,8 @@ import { Reactors1763780400000 } from './1763780400000-reactors';
 import { OfficialFormulas1763780460000 } from './1763780460000-official-formulas';
 import { Invitations1763784000000 } from './1763784000000-invitations';
 import { Proxies1763787600000 } from './1763787600000-proxies';
+import { CanonicalEmails1763791500000 } from './1763791500000-canonical-emails';
+import { Delegation1763794800000 } from './1763794800000-delegation';
 
 /** Every migration, in order. Listed by class so the same list works from TypeScript (tests) and dist. */
 export const MIGRATIONS = [
@@ -15,4 +17,6 @@ export const MIGRATIONS = [
   OfficialFormulas1763780460000,
   Invitations1763784000000,
   Proxies1763787600000,
+  CanonicalEmails1763791500000,
+  Delegation1763794800000,
 ];

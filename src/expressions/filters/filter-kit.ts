@@ -1,5 +1,6 @@
 import { AssertionError, Context, FilterImplOptions, toValue } from 'liquidjs';
 import { ExpressionError } from '../expression.errors';
+import { useMemory } from '../expression-work';
 
 /** What a vault filter may ask of the render it runs in. */
 export interface FilterRun {
@@ -30,8 +31,7 @@ export function toLiquidFilter(name: string, filter: VaultFilter): FilterImplOpt
     if (value === null || value === undefined) {
       return value;
     }
-    const memory = this.context.memoryLimit;
-    const run: FilterRun = { charge: (size) => memory.use(size) };
+    const run: FilterRun = { charge: (size) => useMemory(this.context, size) };
     try {
       const result = filter(run, value, ...args.map((arg): unknown => toValue(arg)));
       if (typeof result === 'string') {

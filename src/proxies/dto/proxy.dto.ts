@@ -13,6 +13,7 @@ import { IdAndNameQueryDto, PaginationDto } from '../../common/pagination';
 import { AsSent } from '../../common/validation';
 import { MAX_CODE_LENGTH } from '../../reactor-formulas/dto/reactor-formula.dto';
 import { IdRefDto } from '../../reactors/dto/reactor.dto';
+import { DisplayName } from '../../common/display-name';
 
 const EXAMPLE_TRANSFORM = `module.exports = async function (req) {
   const { body, headers } = req.args;
@@ -35,9 +36,7 @@ export class ProxyTransformDto {
 /** Create and replace body (spec §4.6: update takes the same fields as create). */
 export class ProxyBodyDto {
   @ApiProperty({ maxLength: 200, example: 'Acme Payments' })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
+  @DisplayName()
   name: string;
 
   @ApiProperty({

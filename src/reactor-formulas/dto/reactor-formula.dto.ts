@@ -21,6 +21,7 @@ import {
   PARAMETER_TYPES,
   ParameterType,
 } from '../reactor-formula.entity';
+import { DisplayName } from '../../common/display-name';
 
 export const MAX_CODE_LENGTH = 50_000;
 export const MAX_ICON_LENGTH = 300_000;
@@ -74,9 +75,7 @@ export class FormulaRequestParameterDto {
 /** Create and update body (spec §4.3). */
 export class ReactorFormulaBodyDto {
   @ApiProperty({ maxLength: 200, example: 'Card last four' })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
+  @DisplayName()
   name: string;
 
   @ApiPropertyOptional({ nullable: true, maxLength: 2000, example: 'Returns the last four digits.' })

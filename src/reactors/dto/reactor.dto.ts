@@ -1,17 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  IsObject,
-  IsOptional,
-  IsString,
-  IsUUID,
-  MaxLength,
-  MinLength,
-  ValidateNested,
-} from 'class-validator';
+import { IsObject, IsOptional, IsUUID, ValidateNested } from 'class-validator';
 import { IdAndNameQueryDto, PaginationDto } from '../../common/pagination';
 import { AsSent } from '../../common/validation';
 import { ReactorFormulaDto } from '../../reactor-formulas/dto/reactor-formula.dto';
+import { DisplayName } from '../../common/display-name';
 
 export class IdRefDto {
   @ApiProperty({ format: 'uuid' })
@@ -21,9 +14,7 @@ export class IdRefDto {
 
 class ReactorFieldsDto {
   @ApiProperty({ maxLength: 200, example: 'Charge with Acme Payments' })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
+  @DisplayName()
   name: string;
 
   @ApiProperty({

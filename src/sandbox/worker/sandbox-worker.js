@@ -5,15 +5,24 @@
  * the isolate would find no secret, no file system and no database. The parent enforces the wall-clock
  * deadline by killing this process; the limits here only end synchronous runs early.
  *
- * Messages in:  init { ivmPath, memoryMb, prelude, modules }, run { id, code, codeHash, input, timeoutMs },
- *               host-result { id, callId, ok, value | error }
- * Messages out: ready, host-call { id, callId, name, args }, done { id, ok, value | error }
+ * Messages travel as frames (frames.js) on file descriptor 3, a pipe to the host.
+ * Messages in:  init { ivmPath, memoryMb, maxResultBytes, maxHostBytes, prelude, modules },
+ *               run { id, code, codeHash, input, timeoutMs }, host-result { id, callId, ok, value | error }
+ * Messages out: ready, host-call { id, callId, name } + the arguments as body,
+ *               done { id, ok, error?, retire? } + the result as body
+ * Results and arguments over the limits are refused here, so they never cross to the host.
  */
+const net = require('node:net');
+const { encodeFrame, frameReader } = require('./frames.js');
+
 const MAX_SCRIPTS = 64;
+const channel = new net.Socket({ fd: 3, readable: true, writable: true });
 
 let ivm;
 let isolate;
 let memoryMb;
+let maxResultBytes;
+let maxHostBytes;
 let preludeScript;
 /** name -> compiled module script (evaluated per context, only when required). */
 const moduleScripts = new Map();
@@ -22,15 +31,19 @@ const userScripts = new Map();
 const pendingHostCalls = new Map();
 let nextCallId = 1;
 
-function send(message) {
-  if (process.connected) {
-    process.send(message);
+function send(message, body, then) {
+  if (channel.writable) {
+    channel.write(encodeFrame(message, body), then);
+  } else if (then !== undefined) {
+    then();
   }
 }
 
 function init(message) {
   ivm = require(message.ivmPath);
   memoryMb = message.memoryMb;
+  maxResultBytes = message.maxResultBytes;
+  maxHostBytes = message.maxHostBytes;
   newIsolate(message);
   send({ type: 'ready' });
 }
@@ -79,10 +92,15 @@ function hostCall(id, name, argsJson) {
   if (typeof name !== 'string' || typeof argsJson !== 'string') {
     return Promise.reject(new Error('invalid host call'));
   }
+  if (Buffer.byteLength(argsJson, 'utf8') > maxHostBytes) {
+    return Promise.reject(
+      new Error(JSON.stringify({ status: 413, detail: 'The call arguments are too large.' })),
+    );
+  }
   const callId = nextCallId++;
   return new Promise((resolve, reject) => {
     pendingHostCalls.set(callId, { resolve, reject });
-    send({ type: 'host-call', id, callId, name, args: argsJson });
+    send({ type: 'host-call', id, callId, name }, argsJson);
   });
 }
 
@@ -109,14 +127,20 @@ async function run(message) {
       result: { promise: true, copy: true },
       timeout: timeoutMs,
     });
-    send({ type: 'done', id, ok: true, value: result });
+    if (typeof result === 'string' && Buffer.byteLength(result, 'utf8') > maxResultBytes) {
+      send({ type: 'done', id, ok: false, error: { kind: 'too_large' } });
+    } else {
+      send({ type: 'done', id, ok: true }, result);
+    }
   } catch (err) {
     // An isolate disposed for memory cannot run again: say so, so no run is sent here before the exit.
-    send({ type: 'done', id, ok: false, error: describe(err), retire: isolate.isDisposed });
-    if (isolate.isDisposed) {
-      // Out of memory: this process ends and the parent starts a fresh one.
-      process.exit(3);
-    }
+    const disposed = isolate.isDisposed;
+    // Out of memory: this process ends (once the answer is out) and the parent starts a fresh one.
+    send({ type: 'done', id, ok: false, error: describe(err), retire: disposed }, '', () => {
+      if (disposed) {
+        process.exit(3);
+      }
+    });
   } finally {
     if (context !== undefined && !isolate.isDisposed) {
       context.release();
@@ -139,7 +163,7 @@ function describe(err) {
   return { kind: 'error', message: message.slice(0, 1000) };
 }
 
-process.on('message', (message) => {
+function onMessage(message) {
   switch (message && message.type) {
     case 'init':
       init(message);
@@ -162,5 +186,8 @@ process.on('message', (message) => {
     default:
       break;
   }
-});
-process.on('disconnect', () => process.exit(0));
+}
+
+channel.on('data', frameReader(onMessage));
+channel.on('close', () => process.exit(0));
+channel.on('error', () => process.exit(0));

@@ -28,7 +28,8 @@ export class InvitationsController {
   @ApiOperation({
     summary: 'Invite someone by e-mail',
     description:
-      'PENDING for 72 hours; an e-mail with the acceptance link is sent. 409 for a member or a pending invitation.',
+      'PENDING for 72 hours; an e-mail with the acceptance link is sent to the canonical address. 409 for a ' +
+      'member or a pending invitation; 429 (Retry-After) past the hourly e-mail limits per address and tenant.',
   })
   @ApiCreatedResponse({ type: InvitationDto })
   create(@CurrentPrincipal() p: Principal, @Body() dto: CreateInvitationDto): Promise<InvitationDto> {
@@ -59,7 +60,9 @@ export class InvitationsController {
   @RequirePermission('tenant:invitation:create', 'tenant:invitation:update')
   @ApiOperation({
     summary: 'Resend an invitation',
-    description: 'Back to PENDING for 72 hours with a new link; earlier links stop working.',
+    description:
+      'Back to PENDING for 72 hours with a new link; earlier links stop working. 429 (Retry-After) past the ' +
+      'hourly e-mail limits, and then nothing changes.',
   })
   @ApiOkResponse({ type: InvitationDto })
   resend(@CurrentPrincipal() p: Principal, @UuidParam() id: string): Promise<InvitationDto> {

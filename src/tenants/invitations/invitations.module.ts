@@ -5,6 +5,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { AcceptController } from './accept.controller';
 import { AcceptRateLimit } from './accept-rate-limit';
 import { Invitation } from './invitation.entity';
+import { InvitationMailThrottle } from './invitation-mail-throttle';
 import { InvitationsController } from './invitations.controller';
 import { InvitationsService } from './invitations.service';
 import { Mailer, mailerFor } from './mailer';
@@ -15,6 +16,7 @@ import { Mailer, mailerFor } from './mailer';
   providers: [
     InvitationsService,
     AcceptRateLimit,
+    InvitationMailThrottle,
     { provide: Mailer, useFactory: (config: AppConfig) => mailerFor(config), inject: [APP_CONFIG] },
   ],
   exports: [InvitationsService],

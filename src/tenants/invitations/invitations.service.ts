@@ -9,11 +9,13 @@ import { Clock } from '../../common/clock';
 import { Page, pageOf, pageOffset } from '../../common/pagination';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { base58Fixed, hashSecret } from '../../crypto';
+import { canonicalEmail, emailRefusal, isCanonicalEmail } from '../email';
 import { addMember, isMember, toMemberDto } from '../members.service';
 import { Tenant } from '../tenant.entity';
 import { AcceptedInvitationDto, InvitationDto, ListInvitationsQueryDto } from './dto/invitation.dto';
 import { Invitation, statusAt } from './invitation.entity';
 import { invitationMail } from './invitation-mail';
+import { InvitationMailThrottle } from './invitation-mail-throttle';
 import { Mailer } from './mailer';
 
 export const INVITATION_LIFETIME_MS = 72 * 60 * 60 * 1000;
@@ -35,11 +37,18 @@ export class InvitationsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly applications: ApplicationsService,
     private readonly mailer: Mailer,
+    private readonly mailThrottle: InvitationMailThrottle,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async create(principal: Principal, email: string): Promise<InvitationDto> {
+  /** `given` is stored and mailed in its canonical form (see tenants/email.ts); other forms are 400. */
+  async create(principal: Principal, given: string): Promise<InvitationDto> {
+    const email = canonicalEmail(given);
+    const refusal = emailRefusal(email);
+    if (refusal !== null) {
+      throw ApiError.field('email', refusal);
+    }
     const now = this.clock.now();
     const secret = newSecret();
     const invitation = await this.dataSource.transaction(async (manager) => {
@@ -53,10 +62,11 @@ export class InvitationsService {
         }
         await manager.delete(Invitation, { tenantId: principal.tenantId, id: existing.id });
       }
+      await this.mailThrottle.take(manager, principal.tenantId, email, now);
       const row = manager.create(Invitation, {
         tenantId: principal.tenantId,
         id: randomUUID(),
-        email: email.trim(),
+        email,
         status: 'PENDING',
         secretHash: hashSecret(secret),
         expiresAt: new Date(now.getTime() + INVITATION_LIFETIME_MS),
@@ -72,29 +82,36 @@ export class InvitationsService {
     return this.get(principal, invitation.id);
   }
 
-  /** Back to PENDING with a new link and 72 hours; every earlier link stops working. */
+  /**
+   * Back to PENDING with a new link and 72 hours; every earlier link stops working. A throttled resend
+   * (429) changes nothing: the current link keeps working.
+   */
   async resend(principal: Principal, id: string): Promise<InvitationDto> {
-    const invitation = await this.find(principal.tenantId, id);
     const now = this.clock.now();
     const secret = newSecret();
-    Object.assign(invitation, {
-      status: 'PENDING',
-      secretHash: hashSecret(secret),
-      expiresAt: new Date(now.getTime() + INVITATION_LIFETIME_MS),
-      modifiedBy: principal.applicationId,
-      modifiedAt: now,
+    const invitation = await this.dataSource.transaction(async (manager) => {
+      const found = await this.find(principal.tenantId, id, manager);
+      await this.mailThrottle.take(manager, principal.tenantId, found.email, now);
+      Object.assign(found, {
+        status: 'PENDING',
+        secretHash: hashSecret(secret),
+        expiresAt: new Date(now.getTime() + INVITATION_LIFETIME_MS),
+        modifiedBy: principal.applicationId,
+        modifiedAt: now,
+      });
+      await manager.update(
+        Invitation,
+        { tenantId: principal.tenantId, id },
+        {
+          status: found.status,
+          secretHash: found.secretHash,
+          expiresAt: found.expiresAt,
+          modifiedBy: found.modifiedBy,
+          modifiedAt: found.modifiedAt,
+        },
+      );
+      return found;
     });
-    await this.dataSource.manager.update(
-      Invitation,
-      { tenantId: principal.tenantId, id },
-      {
-        status: invitation.status,
-        secretHash: invitation.secretHash,
-        expiresAt: invitation.expiresAt,
-        modifiedBy: invitation.modifiedBy,
-        modifiedAt: invitation.modifiedAt,
-      },
-    );
     await this.sendMail(invitation, secret);
     return this.get(principal, id);
   }
@@ -165,7 +182,9 @@ export class InvitationsService {
         .setLock('pessimistic_write')
         .where('i.secret_hash = :hash', { hash: hashSecret(secret) })
         .getOne();
-      if (invitation === null) {
+      // A stored address not in canonical form (written before canonicalisation) was mailed to a mailbox
+      // that is not the user's it would fold to: it never attaches to anyone.
+      if (invitation === null || !isCanonicalEmail(invitation.email)) {
         throw ApiError.notFound('Invitation');
       }
       if (statusAt(invitation, now) === 'EXPIRED') {
@@ -228,19 +247,21 @@ export class InvitationsService {
     return app?.name ?? 'A member of the team';
   }
 
-  private async find(tenantId: string, id: string): Promise<Invitation> {
-    const invitation = await this.dataSource.manager.findOne(Invitation, { where: { tenantId, id } });
+  private async find(
+    tenantId: string,
+    id: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<Invitation> {
+    const invitation = await manager.findOne(Invitation, { where: { tenantId, id } });
     if (invitation === null) {
       throw ApiError.notFound('Invitation');
     }
     return invitation;
   }
 
+  /** The invitation to this exact (canonical) address. */
   private findByEmail(manager: EntityManager, tenantId: string, email: string): Promise<Invitation | null> {
-    return manager
-      .createQueryBuilder(Invitation, 'i')
-      .where('i.tenant_id = :tenantId AND lower(i.email) = lower(:email)', { tenantId, email: email.trim() })
-      .getOne();
+    return manager.findOne(Invitation, { where: { tenantId, email } });
   }
 }
 

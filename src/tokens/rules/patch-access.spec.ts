@@ -74,6 +74,23 @@ describe('patchDenial', () => {
     }
   });
 
+  it('refuses any change of expires_at, setting, moving or clearing it, without token:delete', () => {
+    const expiring = { ...card, expiresAt: new Date('2099-01-01T00:00:00Z') };
+    const later = { ...card, expiresAt: new Date('2099-02-01T00:00:00Z') };
+    for (const [from, to] of [
+      [card, expiring],
+      [expiring, later],
+      [expiring, card],
+    ]) {
+      expect(patchDenial(publicApp, from, to)).toMatch(/token:delete/);
+      expect(patchDenial(updater, from, to)).toMatch(/token:delete/);
+      expect(patchDenial(principal(['token:update', 'token:delete']), from, to)).toBeNull();
+    }
+    expect(
+      patchDenial(publicApp, expiring, { ...expiring, expiresAt: new Date(expiring.expiresAt) }),
+    ).toBeNull();
+  });
+
   it('counts token:use reveal (the default of a rule-less application) as revealing', () => {
     expect(
       patchDenial(principal(['token:update', 'token:use']), card, { ...card, mask: '{{ data }}' }),

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { mayReveal, seesMoreIn } from '../../auth/access';
+import { mayReveal, seesMoreIn, transformFor } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import type { TokenFields } from '../token-fields';
 
@@ -17,6 +17,13 @@ export function patchDenial(principal: Principal, current: TokenFields, next: To
     (next.searchIndexes ?? []).some((index) => !(current.searchIndexes ?? []).includes(index));
   if (newExpressions && !mayReveal(principal, current.containers)) {
     return 'Changing mask, fingerprint_expression or search_indexes needs an access rule that reveals the token data.';
+  }
+  // An expiry deletes the token when it passes: setting, moving or clearing it is the delete permission's.
+  if (
+    current.expiresAt?.getTime() !== next.expiresAt?.getTime() &&
+    transformFor(principal, 'token:delete', current.containers) === null
+  ) {
+    return 'Changing expires_at needs token:delete on the token: an expiry deletes it.';
   }
   if (seesMoreIn(principal, current.containers, next.containers)) {
     return 'The application may not move tokens to containers where it sees more of their data.';

@@ -8,7 +8,9 @@ export class CreateInvitationDto {
   @ApiProperty({
     example: 'colleague@example.com',
     maxLength: 254,
-    description: 'A well-formed address (RFC 5322).',
+    description:
+      'A well-formed address (RFC 5322), stored and compared in canonical form: NFKC, then lower case. ' +
+      'That form must be ASCII (international domains as xn-- labels, each in one script).',
   })
   @IsString()
   @MaxLength(254)

@@ -1,0 +1,113 @@
+import type { ApplicationType } from '../applications/application.entity';
+import { DEFAULT_TRANSFORM, VISIBILITY } from './access';
+import type { AccessRule, Transform } from './access-rules';
+import { containerCovers, normalizeRuleContainer } from './containers';
+import { isPermission, TOKEN_PERMISSIONS, type Permission } from './permissions';
+import type { Principal } from './principal';
+
+/** What an application may do, as the granting rule compares it: its permissions and its access rules. */
+export interface Grants {
+  type: ApplicationType;
+  permissions: readonly string[];
+  rules: readonly AccessRule[];
+}
+
+/** One token permission on one container, with what it shows of the data. */
+interface TokenGrant {
+  permission: Permission;
+  container: string;
+  transform: Transform;
+}
+
+/**
+ * The rule a management application's own key is created with: it may hand out any token access. A
+ * management application's rules are what it may grant to others (token routes stay closed to it).
+ */
+export const DELEGATE_EVERYTHING: AccessRule = {
+  description: 'May grant any token access to the applications it manages',
+  priority: 1,
+  container: '/',
+  transform: 'reveal',
+  permissions: [...TOKEN_PERMISSIONS],
+};
+
+/**
+ * The token access an application holds: its rules, or, for a private or public application without rules,
+ * its token permissions on every container with the default transforms (DESIGN §7). A management
+ * application holds token access only as the rules it may delegate.
+ */
+function tokenGrants(grants: Grants): TokenGrant[] {
+  if (grants.rules.length === 0) {
+    if (grants.type === 'management') {
+      return [];
+    }
+    return grants.permissions
+      .filter((p): p is Permission => isPermission(p) && TOKEN_PERMISSIONS.includes(p))
+      .map((permission) => ({
+        permission,
+        container: '/',
+        transform: DEFAULT_TRANSFORM[permission] ?? 'redact',
+      }));
+  }
+  return [...grants.rules]
+    .sort((a, b) => a.priority - b.priority)
+    .flatMap((rule) =>
+      rule.permissions.filter(isPermission).map((permission) => ({
+        permission,
+        container: normalizeRuleContainer(rule.container) ?? rule.container,
+        transform: rule.transform,
+      })),
+    );
+}
+
+/**
+ * True when the caller's grants, tried in priority order as the vault tries rules, give `wanted` at least
+ * its transform: an earlier rule that shows less could win for a token that also sits in its container
+ * (a token may have several), so it must not come before the covering one.
+ */
+function covered(held: readonly TokenGrant[], wanted: TokenGrant): boolean {
+  for (const grant of held) {
+    if (grant.permission !== wanted.permission) {
+      continue;
+    }
+    if (VISIBILITY[grant.transform] < VISIBILITY[wanted.transform]) {
+      return false;
+    }
+    if (
+      grant.container === '/' ||
+      (wanted.container !== '/' && containerCovers(grant.container, wanted.container))
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * What `wanted` holds that `caller` does not, as short phrases (empty when the caller holds all of it):
+ * a permission it lacks, or token access on a container or with a transform beyond its own rules.
+ */
+export function ungrantable(caller: Principal, wanted: Grants): string[] {
+  const held = tokenGrants({
+    type: caller.applicationType,
+    permissions: [...caller.permissions],
+    rules: caller.rules,
+  });
+  const missing: string[] = [];
+  for (const permission of new Set(wanted.permissions)) {
+    const isToken = isPermission(permission) && TOKEN_PERMISSIONS.includes(permission);
+    if (
+      isToken
+        ? !held.some((h) => h.permission === permission)
+        : !caller.permissions.has(permission as Permission)
+    ) {
+      missing.push(permission);
+    }
+  }
+  for (const grant of tokenGrants(wanted)) {
+    if (!covered(held, grant)) {
+      missing.push(`${grant.permission} with ${grant.transform} on ${grant.container}`);
+    }
+  }
+  return [...new Set(missing)];
+}

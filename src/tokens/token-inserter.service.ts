@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager, QueryFailedError } from 'typeorm';
+import { Transform } from '../auth/access-rules';
+import { containerScope } from '../auth/access';
+import { Permission } from '../auth/permissions';
+import { Principal } from '../auth/principal';
+import { ApiError } from '../common/api-error';
+import { Clock } from '../common/clock';
+import { DedupRateLimit } from './dedup-rate-limit';
+import { TokenFields } from './token-fields';
+import { Token } from './token.entity';
+import { DuplicateScope, TokensRepository } from './tokens.repository';
+
+/** What an insert did: stored the prepared token, or found the live token it duplicates (deduplicate_token). */
+export type InsertOutcome = { inserted: PreparedToken } | { duplicateOf: Token };
+
+export interface PreparedToken {
+  row: Token;
+  fields: TokenFields;
+  /** Blind indexes of the rendered search_indexes. */
+  indexHashes: string[];
+  /** The caller's transform for the create response. */
+  transform: Transform;
+  /** Where a deduplicating create may find its duplicate; null when it cannot see any token. */
+  duplicateScope: DuplicateScope | null;
+}
+
+/**
+ * Writes prepared tokens (POST /tokens, /tokenize, the bt bridge). A deduplicating write only ever finds a
+ * token its author may read and write (DuplicateScope): any other is treated as if it did not exist.
+ */
+@Injectable()
+export class TokenInserter {
+  constructor(
+    private readonly tokens: TokensRepository,
+    private readonly clock: Clock,
+    private readonly dedup: DedupRateLimit,
+  ) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.tokens.manager.transaction(work);
+  }
+
+  /**
+   * Inserts prepared tokens in the caller's transaction: plain ones in one batch, deduplicating ones one
+   * by one under fingerprint locks. Outcomes are presented after commit by `presentOutcome()` (decrypting inside the
+   * transaction could wait for a second connection the embedded database does not have).
+   */
+  async insertMany(manager: EntityManager, prepared: PreparedToken[]): Promise<InsertOutcome[]> {
+    const batch = prepared.filter((p) => !looksForDuplicate(p));
+    try {
+      if (batch.length > 0) {
+        await this.tokens.insert(manager, batch);
+      }
+      // A deduplicating write that can see no token to match is a plain insert.
+      this.dedup.record('created', batch.filter((p) => p.fields.deduplicateToken === true).length);
+      const deduplicating = prepared.filter(looksForDuplicate);
+      // Every fingerprint lock up front, in one order: writers of the same cards never wait on each other in a cycle.
+      await this.tokens.lockFingerprints(
+        manager,
+        deduplicating.map((p) => p.row),
+      );
+      const outcomes: InsertOutcome[] = [];
+      for (const p of prepared) {
+        outcomes.push(looksForDuplicate(p) ? await this.insertDeduplicated(manager, p) : { inserted: p });
+      }
+      return outcomes;
+    } catch (err) {
+      throw isUniqueViolation(err) ? ApiError.conflict('A token with this id already exists.') : err;
+    }
+  }
+
+  /** Under the fingerprint lock taken by insertMany. */
+  private async insertDeduplicated(manager: EntityManager, prepared: PreparedToken): Promise<InsertOutcome> {
+    const { row } = prepared;
+    const existing = await this.tokens.findDuplicate(
+      manager,
+      row.tenantId,
+      { type: row.type, fingerprint: row.fingerprint as string },
+      prepared.duplicateScope as DuplicateScope,
+      this.clock.now(),
+    );
+    if (existing !== null) {
+      this.dedup.record('deduplicated');
+      return { duplicateOf: existing };
+    }
+    await this.tokens.insert(manager, [prepared]);
+    this.dedup.record('created');
+    return { inserted: prepared };
+  }
+}
+
+/** Where a deduplicating write of the principal may find its duplicate, or null when nowhere. */
+export function duplicateScopeOf(principal: Principal, write: Permission): DuplicateScope | null {
+  const read = containerScope(principal, 'token:read');
+  const writable = containerScope(principal, write);
+  const none = (scope: 'all' | string[]): boolean => scope !== 'all' && scope.length === 0;
+  return none(read) || none(writable) ? null : { read, write: writable };
+}
+
+function looksForDuplicate(p: PreparedToken): boolean {
+  return p.fields.deduplicateToken === true && p.row.fingerprint !== null && p.duplicateScope !== null;
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return err instanceof QueryFailedError && (err.driverError as { code?: string }).code === '23505';
+}
