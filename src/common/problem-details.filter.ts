@@ -6,6 +6,7 @@ import { ApiError } from './api-error';
 import { sendCustomResponse } from './security-headers';
 import { problem } from './problem-details';
 import { toProblem } from './to-problem';
+import { databaseUnavailable, isDatabaseUnavailable } from './database-unavailable';
 
 /** Renders every error as problem details (see toProblem); a response chosen by tenant code as untrusted. */
 @Catch()
@@ -36,6 +37,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     }
     if (exception instanceof ApiError) {
       response.set(exception.headers);
+    } else if (isDatabaseUnavailable(exception)) {
+      response.set(databaseUnavailable().headers);
     }
     response.status(body.status).type('application/problem+json').json(body);
   }

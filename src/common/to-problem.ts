@@ -1,6 +1,7 @@
 import { HttpException, Logger } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { ApiError } from './api-error';
+import { connectionFailure, databaseUnavailable } from './database-unavailable';
 import { problem, ProblemDetails } from './problem-details';
 
 /** Framework and body-parser errors whose own messages may echo input: replaced by fixed texts. */
@@ -16,9 +17,9 @@ const logger = new Logger('Errors');
 
 /**
  * The one mapping from anything thrown to the common error body (DESIGN §7): ApiError as it says,
- * framework and body-parser errors with fixed texts, database errors caused by input as 4xx, everything
- * else a 500 that is logged (type and stack only) and never echoes input. Used by the global filter and by
- * code that wraps errors itself (the proxy's `proxy_error`).
+ * framework and body-parser errors with fixed texts, a lost database connection as 503, database errors
+ * caused by input as 4xx, everything else a 500 that is logged (type and stack only) and never echoes
+ * input. Used by the global filter and by code that wraps errors itself (the proxy's `proxy_error`).
  */
 export function toProblem(exception: unknown): ProblemDetails {
   if (exception instanceof ApiError) {
@@ -27,6 +28,12 @@ export function toProblem(exception: unknown): ProblemDetails {
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     return problem(status, FIXED_DETAIL[status] ?? problem(status).title);
+  }
+  const lostDatabase = connectionFailure(exception);
+  if (lostDatabase !== null) {
+    // The cause tells a refused connection from a full server (53300) or a timeout.
+    logger.warn(`database unavailable: ${lostDatabase}`);
+    return toProblem(databaseUnavailable());
   }
   const httpStatus = statusOf(exception);
   if (httpStatus !== undefined && httpStatus >= 400 && httpStatus < 500) {

@@ -13,6 +13,8 @@ export interface AppConfig {
   dataDir: string;
   migrationsRun: boolean;
   databasePoolSize: number;
+  /** Time to get a PostgreSQL connection (from the pool, or a new one) before a request answers 503. */
+  databaseConnectTimeoutMs: number;
   masterKeys: string | null;
   bootstrapApiKey: string | null;
   publicUrl: string;
@@ -182,6 +184,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dataDir: isAbsolute(dataDirRaw) ? dataDirRaw : resolve(process.cwd(), dataDirRaw),
     migrationsRun: bool(env, 'MIGRATIONS_RUN', true),
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    databaseConnectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 2000, 100, 60000),
     masterKeys: present(env, 'VAULT_MASTER_KEYS') ?? null,
     bootstrapApiKey: present(env, 'VAULT_BOOTSTRAP_API_KEY') ?? null,
     publicUrl: (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(

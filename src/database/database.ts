@@ -11,11 +11,16 @@ export interface DatabaseRuntime {
   close(): Promise<void>;
 }
 
-/** Shared by PostgreSQL and the embedded PGlite: same entities, same migrations, one code path. */
+/**
+ * Shared by PostgreSQL and the embedded PGlite: same entities, same migrations, one code path. With
+ * `connectTimeoutMs`, getting a connection (a free one from the pool, or a new one) fails after that long,
+ * so a request during a database outage answers 503 instead of waiting for the operating system's timeout.
+ */
 export function dataSourceOptions(
   connection: Partial<{ url: string; host: string; port: number; user: string; database: string }>,
   poolSize: number,
   migrationsRun: boolean,
+  connectTimeoutMs?: number,
 ): DataSourceOptions {
   return {
     type: 'postgres',
@@ -34,7 +39,11 @@ export function dataSourceOptions(
     synchronize: false,
     uuidExtension: 'pgcrypto',
     installExtensions: false,
-    extra: { max: poolSize, idleTimeoutMillis: 30000 },
+    extra: {
+      max: poolSize,
+      idleTimeoutMillis: 30000,
+      ...(connectTimeoutMs === undefined ? {} : { connectionTimeoutMillis: connectTimeoutMs }),
+    },
     logging: false,
   };
 }
@@ -46,14 +55,20 @@ export async function openDatabase(
 ): Promise<DatabaseRuntime> {
   if (config.databaseUrl !== null) {
     return {
-      options: dataSourceOptions({ url: config.databaseUrl }, config.databasePoolSize, config.migrationsRun),
+      options: dataSourceOptions(
+        { url: config.databaseUrl },
+        config.databasePoolSize,
+        config.migrationsRun,
+        config.databaseConnectTimeoutMs,
+      ),
       embedded: false,
       close: async () => {},
     };
   }
   const embedded = await startEmbeddedPostgres(opts.inMemory === true ? null : join(config.dataDir, 'db'));
   const options = dataSourceOptions(embedded.connection, 1, config.migrationsRun);
-  // PGlite is one session: keep the one connection open rather than racing a reconnect after idling.
+  // PGlite is one session: keep the one connection open rather than racing a reconnect after idling. It
+  // lives in this process, so it has no outage to time out of, and waiting for its one connection is normal.
   return {
     options: { ...options, extra: { max: 1, idleTimeoutMillis: 0 } },
     embedded: true,
