@@ -3,6 +3,7 @@ import pretty from 'pino-pretty';
 import { createApp } from './app';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { DatabaseInUseError } from './database/embedded-postgres';
+import { HealthService } from './health/health.service';
 import { TenantsService } from './tenants/tenants.service';
 
 /** Thrown when the port is taken: one line for the operator, no stack. */
@@ -70,6 +71,8 @@ async function main(): Promise<void> {
       return;
     }
     stopping = true;
+    // Orchestrators polling /health/live and /health/ready on open connections see 503 from now on.
+    app.get(HealthService).shuttingDown();
     // Stop accepting, let in-flight requests finish (idle keep-alive connections are closed at once),
     // then close the application and the database once.
     const server = app.getHttpServer();

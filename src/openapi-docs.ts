@@ -27,7 +27,14 @@ const DESCRIBED: Record<string, [string, string]> = {
   ],
   'GET /permissions': ['List permissions', 'Every permission and the application types that may hold it.'],
   'GET /health': ['Liveness', 'The process is up. No key needed.'],
-  'GET /health/ready': ['Readiness', 'The database answers. No key needed.'],
+  'GET /health/live': [
+    'Liveness probe',
+    'The process serves requests: 200 until shutdown begins, then 503. Nothing else is checked. No key needed.',
+  ],
+  'GET /health/ready': [
+    'Readiness probe',
+    'The database answers, migrations are applied, the master keys are loaded and the sandbox is up: 200 listing them, or 503 naming the failing parts in `errors`. No key needed.',
+  ],
   'POST /tokens': [
     'Create a token',
     'Card, bank or any JSON. The answer masks the data; defaults per type fill mask, containers and fingerprint.',

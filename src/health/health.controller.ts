@@ -1,15 +1,13 @@
 import { Controller, Get } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
-import { DataSource } from 'typeorm';
 import { Public } from '../auth/decorators';
-import { ApiError } from '../common/api-error';
+import { HealthService, Readiness } from './health.service';
 
 @ApiTags('Health')
 @Public()
 @Controller('health')
 export class HealthController {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly health: HealthService) {}
 
   @Get()
   @ApiOkResponse({ description: 'The process is up.' })
@@ -17,15 +15,17 @@ export class HealthController {
     return { status: 'ok' };
   }
 
+  @Get('live')
+  @ApiOkResponse({ description: 'The process serves requests.' })
+  @ApiServiceUnavailableResponse({ description: 'The process is shutting down.' })
+  liveness(): { status: string } {
+    return this.health.live();
+  }
+
   @Get('ready')
-  @ApiOkResponse({ description: 'The database answers.' })
-  @ApiServiceUnavailableResponse({ description: 'The database does not answer.' })
-  async ready(): Promise<{ status: string }> {
-    try {
-      await this.dataSource.query('SELECT 1');
-    } catch {
-      throw new ApiError(503, 'The database is not reachable.');
-    }
-    return { status: 'ok' };
+  @ApiOkResponse({ description: 'Every part works; `checks` lists them.' })
+  @ApiServiceUnavailableResponse({ description: 'A part does not work; `errors` names it and why.' })
+  ready(): Promise<Readiness> {
+    return this.health.ready();
   }
 }

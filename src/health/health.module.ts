@@ -1,5 +1,7 @@
 import { Global, Module } from '@nestjs/common';
+import { DatabaseHealth } from './database-health';
 import { HealthController } from './health.controller';
+import { HealthService } from './health.service';
 import { MetricsController } from './metrics.controller';
 import { MetricsPort } from './metrics-port';
 import { MetricsService } from './metrics.service';
@@ -8,7 +10,7 @@ import { MetricsService } from './metrics.service';
 @Global()
 @Module({
   controllers: [HealthController, MetricsController],
-  providers: [MetricsService, MetricsPort],
-  exports: [MetricsService],
+  providers: [MetricsService, MetricsPort, DatabaseHealth, HealthService],
+  exports: [MetricsService, HealthService],
 })
 export class HealthModule {}

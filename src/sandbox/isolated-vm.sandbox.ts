@@ -34,6 +34,11 @@ export class IsolatedVmSandbox extends SandboxProvider implements OnApplicationS
     return outcome;
   }
 
+  /** A pool not started yet is up: it starts on the first run. */
+  isUp(): boolean {
+    return this.pool === null || this.pool.up();
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await this.pool?.close();
     this.pool = null;

@@ -38,4 +38,7 @@ export type SandboxOutcome = { ok: true; value: JsonValue } | { ok: false; error
  */
 export abstract class SandboxProvider {
   abstract run(request: SandboxRequest): Promise<SandboxOutcome>;
+
+  /** Whether runs can be served: false when no worker is running or starting (readiness). */
+  abstract isUp(): boolean;
 }

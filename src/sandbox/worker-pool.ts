@@ -122,6 +122,13 @@ export class WorkerPool {
     return { queued: this.queue.length, running: this.workers.filter((w) => w.job !== null).length };
   }
 
+  /** Some worker is ready or starting; false while closed, or while every worker is dead and waiting to respawn. */
+  up(): boolean {
+    return (
+      !this.closed && this.workers.some((w) => w.process.exitCode === null && w.process.signalCode === null)
+    );
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const job of this.queue.drain()) {

@@ -1,0 +1,108 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { EventEmitter } from 'node:events';
+import { Counter, Gauge } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { isDatabaseUnavailable } from '../common/database-unavailable';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { MetricsService } from './metrics.service';
+
+/** A part that is not ready, with a reason safe to show anyone: no secret, no input, no driver text. */
+export class NotReady extends Error {}
+
+/** `work`, or a NotReady rejection once `ms` have passed (a query on a connection that went silent). */
+export function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new NotReady(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Whether the database answers, for /health/ready and /metrics (`token_vault_db_reachable`). A reconnect
+ * (`token_vault_db_reconnects_total`) is the database answering again after the vault lost it: a new
+ * connection or a passing check after a pooled connection dropped (a restart, a failover, sessions killed)
+ * or a check found it unreachable.
+ */
+@Injectable()
+export class DatabaseHealth implements OnModuleInit {
+  private reachable = true;
+  private migrated = false;
+  private readonly reconnects: Counter;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    metrics: MetricsService,
+  ) {
+    this.reconnects = new Counter({
+      name: 'token_vault_db_reconnects_total',
+      help: 'Times the database answered again after it was lost (a dropped connection or a failed check)',
+      registers: [metrics.registry],
+    });
+    const answers = (): Promise<boolean> =>
+      this.check().then(
+        () => true,
+        () => false,
+      );
+    new Gauge({
+      name: 'token_vault_db_reachable',
+      help: 'Whether the database answered a check at scrape time (1) or not (0)',
+      registers: [metrics.registry],
+      async collect() {
+        this.set((await answers()) ? 1 : 0);
+      },
+    });
+  }
+
+  onModuleInit(): void {
+    // The pg pool behind TypeORM: `error` is an idle connection lost, `connect` a new connection made.
+    const pool = (this.dataSource.driver as unknown as { master?: EventEmitter }).master;
+    pool?.on('error', () => this.observe(false));
+    pool?.on('connect', () => this.observe(true));
+  }
+
+  /** Resolves when `SELECT 1` answers within the connect timeout; NotReady otherwise. */
+  async check(): Promise<void> {
+    try {
+      await within(this.dataSource.query('SELECT 1'), this.config.databaseConnectTimeoutMs);
+      this.observe(true);
+    } catch (err) {
+      this.observe(false);
+      throw err instanceof NotReady || isDatabaseUnavailable(err) ? new NotReady('not reachable') : err;
+    }
+  }
+
+  /**
+   * Resolves when every migration of this build is applied (with MIGRATIONS_RUN=false the operator applies
+   * them). Once they are, they stay applied: later checks cost nothing.
+   */
+  async checkMigrations(): Promise<void> {
+    if (this.migrated) {
+      return;
+    }
+    const table = this.dataSource.options.migrationsTableName ?? 'migrations';
+    const rows = (await within(
+      this.dataSource.query(`SELECT name FROM "${table}"`),
+      this.config.databaseConnectTimeoutMs,
+    ).catch(() => {
+      throw new NotReady('not known (the migrations table cannot be read)');
+    })) as { name: string }[];
+    const applied = new Set(rows.map((row) => row.name));
+    const pending = this.dataSource.migrations.filter(
+      (migration) => !applied.has(migration.name ?? migration.constructor.name),
+    );
+    if (pending.length > 0) {
+      throw new NotReady(`${pending.length} pending (npm run migration:run)`);
+    }
+    this.migrated = true;
+  }
+
+  private observe(reachable: boolean): void {
+    if (reachable && !this.reachable) {
+      this.reconnects.inc();
+    }
+    this.reachable = reachable;
+  }
+}

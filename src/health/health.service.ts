@@ -1,0 +1,111 @@
+import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { ApiError } from '../common/api-error';
+import { DATABASE_RETRY_AFTER_SECONDS } from '../common/database-unavailable';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Keyring } from '../crypto/keyring';
+import { TenantKeysService } from '../crypto/tenant-keys.service';
+import { SandboxProvider } from '../sandbox/sandbox.provider';
+import { DatabaseHealth, NotReady, within } from './database-health';
+
+/** One part that must work before the vault takes traffic. */
+export interface ReadinessCheck {
+  /** Named in the answer: `database`, `migrations`, ... */
+  name: string;
+  /** Returns or resolves when the part works; a NotReady error carries a reason anyone may read. */
+  run: () => Promise<void> | void;
+}
+
+export interface Readiness {
+  status: 'ok';
+  checks: Record<string, 'ok'>;
+}
+
+/**
+ * Liveness (the process serves) and readiness (the parts it needs work) for orchestrators: Kubernetes
+ * restarts a pod whose liveness fails and stops routing to one whose readiness fails, so a database outage
+ * fails readiness only.
+ */
+@Injectable()
+export class HealthService implements BeforeApplicationShutdown {
+  private stopping = false;
+  /** Run in parallel on every /health/ready, each within the database connect timeout. */
+  private readonly checks: ReadinessCheck[];
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    database: DatabaseHealth,
+    keys: TenantKeysService,
+    sandbox: SandboxProvider,
+  ) {
+    this.checks = [
+      { name: 'database', run: () => database.check() },
+      { name: 'migrations', run: () => database.checkMigrations() },
+      { name: 'keys', run: () => assertKeyringWorks(keys.masterKeyring) },
+      {
+        name: 'sandbox',
+        run: () => {
+          if (!sandbox.isUp()) {
+            throw new NotReady('no worker process is running');
+          }
+        },
+      },
+    ];
+  }
+
+  /** From the moment shutdown begins (SIGTERM), liveness and readiness answer 503. */
+  shuttingDown(): void {
+    this.stopping = true;
+  }
+
+  beforeApplicationShutdown(): void {
+    this.shuttingDown();
+  }
+
+  live(): { status: 'ok' } {
+    if (this.stopping) {
+      throw new ApiError(503, 'The service is shutting down.');
+    }
+    return { status: 'ok' };
+  }
+
+  /** 200 with every part listed, or 503 naming each failing part and why (never a secret). */
+  async ready(): Promise<Readiness> {
+    if (this.stopping) {
+      throw new ApiError(503, 'Not ready: the service is shutting down.');
+    }
+    const results = await Promise.all(
+      this.checks.map(async ({ name, run }) => {
+        try {
+          await within(Promise.resolve().then(run), this.config.databaseConnectTimeoutMs);
+          return { name, failure: null };
+        } catch (err) {
+          return { name, failure: err instanceof NotReady ? err.message : 'failed' };
+        }
+      }),
+    );
+    const failed = results.flatMap(({ name, failure }) => (failure === null ? [] : [{ name, failure }]));
+    if (failed.length > 0) {
+      throw new ApiError(
+        503,
+        `Not ready: ${failed.map((r) => r.name).join(', ')}.`,
+        Object.fromEntries(failed.map((r) => [r.name, [r.failure]])),
+        { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+      );
+    }
+    return { status: 'ok', checks: Object.fromEntries(results.map((r) => [r.name, 'ok' as const])) };
+  }
+}
+
+/** The master keys are loaded and usable: a random key wraps and unwraps to itself. */
+function assertKeyringWorks(keyring: Keyring | undefined): void {
+  const probe = randomBytes(32);
+  try {
+    if (keyring?.unwrap(keyring.wrap(probe, 'readiness'), 'readiness').equals(probe) === true) {
+      return;
+    }
+  } catch {
+    // Reported below without the keyring's own message.
+  }
+  throw new NotReady('the master keys are not loaded');
+}
