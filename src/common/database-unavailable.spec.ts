@@ -1,4 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
+import { runInNewContext } from 'node:vm';
 import { QueryFailedError } from 'typeorm';
 import { ApiError } from './api-error';
 import {
@@ -91,6 +92,14 @@ describe('isDatabaseUnavailable', () => {
     ]) {
       expect(isDatabaseUnavailable(err)).toBe(false);
     }
+  });
+
+  it("recognises an error made in another realm (Node's sockets under Jest)", () => {
+    const foreign: unknown = runInNewContext(
+      "Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })",
+    );
+    expect(foreign instanceof Error).toBe(false);
+    expect(connectionFailure(foreign)).toBe('ECONNREFUSED');
   });
 
   it('does not follow a cycle of causes for ever', () => {

@@ -1,3 +1,4 @@
+import { types } from 'node:util';
 import { QueryFailedError } from 'typeorm';
 import { ApiError } from './api-error';
 
@@ -43,10 +44,11 @@ const CONNECTION_MESSAGES = [
  * address of a host refused.
  */
 export function connectionFailure(err: unknown, depth = 0): string | null {
-  if (!(err instanceof Error) || err instanceof ApiError || depth > 3) {
+  // isNativeError: socket errors come from Node's own realm, which under Jest is not this module's Error.
+  if (!(err instanceof Error || types.isNativeError(err)) || err instanceof ApiError || depth > 3) {
     return null;
   }
-  const code = (err as { code?: unknown }).code;
+  const { code, errors } = err as { code?: unknown; errors?: unknown };
   if (typeof code === 'string' && (NETWORK_CODES.has(code) || SESSION_STATES.has(code) || /^08/.test(code))) {
     return code;
   }
@@ -57,8 +59,8 @@ export function connectionFailure(err: unknown, depth = 0): string | null {
   if (err instanceof QueryFailedError) {
     inner.push(err.driverError);
   }
-  if (err instanceof AggregateError) {
-    inner.push(...(err.errors as unknown[]));
+  if (Array.isArray(errors)) {
+    inner.push(...(errors as unknown[]));
   }
   for (const e of inner) {
     const cause = connectionFailure(e, depth + 1);

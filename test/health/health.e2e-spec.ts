@@ -76,9 +76,9 @@ describe('readiness with a migration not applied', () => {
 
   it('answers 503 naming migrations until it is applied', async () => {
     // TypeORM answers a DELETE ... RETURNING with [rows, affected].
-    const [[row]] = (await ctx.dataSource.query(
+    const [[row]] = await ctx.dataSource.query<[{ id: number; timestamp: string; name: string }[], number]>(
       'DELETE FROM migrations WHERE id = (SELECT max(id) FROM migrations) RETURNING id, timestamp, name',
-    )) as [{ id: number; timestamp: string; name: string }[], number];
+    );
     const res = await ctx.http.get('/health/ready');
     expectProblem(res, 503, ['migrations']);
     expect(res.body.errors).toEqual({ migrations: ['1 pending (npm run migration:run)'] });

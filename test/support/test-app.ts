@@ -35,6 +35,11 @@ export interface TestContextOptions {
   env?: Record<string, string>;
   /** Providers replaced by test doubles (the clock, the sandbox, the mailer, the outbound connector). */
   overrides?: ProviderOverride[];
+  /**
+   * A database opened by the test itself (a fault test's own PostgreSQL, see DisposablePostgres); closed
+   * with the context. Default: a fresh test database.
+   */
+  database?: DatabaseRuntime;
 }
 
 /**
@@ -53,7 +58,7 @@ export class TestContext {
 
   static async create(options: TestContextOptions = {}): Promise<TestContext> {
     const config = testConfig(options.env);
-    const database = await openTestDatabase();
+    const database = options.database ?? (await openTestDatabase());
     const logs: string[] = [];
     const overrides = options.overrides ?? [];
     // Without overrides, exactly the production path (NestFactory.create).
