@@ -34,8 +34,11 @@ COPY package.json ./
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000
+# Liveness, not readiness: Swarm and auto-healers replace an unhealthy container, and during a database
+# outage a restart fixes nothing (every replica would restart at once); the vault answers 503 and recovers
+# by itself. Route traffic on /health/ready instead (README, Running in production).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Migrations run at boot (MIGRATIONS_RUN defaults to true). With MIGRATIONS_RUN=false, apply them as a
 # separate step: docker run --rm -e DATABASE_URL=... <image> node dist/src/cli.js migrate
 # Every client connection is an open file: the start raises the soft open-files limit to the hard limit
