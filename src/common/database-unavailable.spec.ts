@@ -1,6 +1,10 @@
 import { BadRequestException } from '@nestjs/common';
 import { runInNewContext } from 'node:vm';
-import { QueryFailedError } from 'typeorm';
+import {
+  QueryFailedError,
+  QueryRunnerAlreadyReleasedError,
+  QueryRunnerProviderAlreadyReleasedError,
+} from 'typeorm';
 import { ApiError } from './api-error';
 import {
   connectionFailure,
@@ -59,6 +63,11 @@ describe('isDatabaseUnavailable', () => {
   ])('recognises the pg text "%s"', (message) => {
     expect(isDatabaseUnavailable(new Error(message))).toBe(true);
     expect(isDatabaseUnavailable(failedQuery(new Error(message)))).toBe(true);
+  });
+
+  it("recognises TypeORM's errors for a transaction whose connection failed and was released", () => {
+    expect(isDatabaseUnavailable(new QueryRunnerAlreadyReleasedError())).toBe(true);
+    expect(isDatabaseUnavailable(new QueryRunnerProviderAlreadyReleasedError())).toBe(true);
   });
 
   it('looks into `cause` and into the AggregateError of a host with several addresses', () => {

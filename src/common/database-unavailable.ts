@@ -1,5 +1,9 @@
 import { types } from 'node:util';
-import { QueryFailedError } from 'typeorm';
+import {
+  QueryFailedError,
+  QueryRunnerAlreadyReleasedError,
+  QueryRunnerProviderAlreadyReleasedError,
+} from 'typeorm';
 import { ApiError } from './api-error';
 
 /**
@@ -47,6 +51,13 @@ export function connectionFailure(err: unknown, depth = 0): string | null {
   // isNativeError: socket errors come from Node's own realm, which under Jest is not this module's Error.
   if (!(err instanceof Error || types.isNativeError(err)) || err instanceof ApiError || depth > 3) {
     return null;
+  }
+  // TypeORM releases a transaction's runner when its connection fails: the next statement throws these.
+  if (
+    err instanceof QueryRunnerAlreadyReleasedError ||
+    err instanceof QueryRunnerProviderAlreadyReleasedError
+  ) {
+    return err.name;
   }
   const { code, errors } = err as { code?: unknown; errors?: unknown };
   if (typeof code === 'string' && (NETWORK_CODES.has(code) || SESSION_STATES.has(code) || /^08/.test(code))) {

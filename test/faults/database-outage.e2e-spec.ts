@@ -1,4 +1,5 @@
 import type { Response } from 'supertest';
+import { toProblem } from '../../src/common/to-problem';
 import { loadConfig } from '../../src/config/app-config';
 import { openDatabase } from '../../src/database/database';
 import { postgresUrl } from '../support/databases';
@@ -181,6 +182,30 @@ describeOnPostgres('a database outage (own PostgreSQL server)', () => {
     expect(ctx.logs.join('')).not.toContain('unhandled error');
     expect(unhandled).toEqual([]);
   }, 60_000);
+});
+
+describeOnPostgres('a transaction whose connection is killed between statements', () => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await TestContext.create();
+  });
+  afterAll(() => ctx.close());
+
+  it('maps to the 503 of a lost database (TypeORM released its runner), not a 500', async () => {
+    const failure = await ctx.dataSource.manager
+      .transaction(async (manager) => {
+        const [{ pid }] = await manager.query<{ pid: number }[]>('SELECT pg_backend_pid() AS pid');
+        await ctx.dataSource.query('SELECT pg_terminate_backend($1)', [pid]);
+        await sleep(200);
+        await manager.query('SELECT 1');
+      })
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
+    expect(failure).not.toBeNull();
+    expect(toProblem(failure)).toMatchObject({ status: 503 });
+  });
 });
 
 describeOnPostgres('a network partition (connects hang)', () => {
