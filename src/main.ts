@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import pretty from 'pino-pretty';
 import { createApp } from './app';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
+import { MasterKeysMismatchError } from './crypto/tenant-keys.service';
 import { DatabaseInUseError } from './database/embedded-postgres';
 import { HealthService } from './health/health.service';
 import { TenantsService } from './tenants/tenants.service';
@@ -89,7 +90,11 @@ async function main(): Promise<void> {
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) {
     process.stderr.write(`Configuration error: ${err.message}\n`);
-  } else if (err instanceof PortInUseError || err instanceof DatabaseInUseError) {
+  } else if (
+    err instanceof PortInUseError ||
+    err instanceof DatabaseInUseError ||
+    err instanceof MasterKeysMismatchError
+  ) {
     process.stderr.write(`Token Vault cannot start: ${err.message}\n`);
   } else {
     process.stderr.write(`Token Vault failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
+import { parseMasterKeys } from '../crypto/master-keys';
 
 export type NodeEnv = 'development' | 'production' | 'test';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -231,6 +232,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
   }
   if (config.bootstrapApiKey !== null && !/^key_[1-9A-HJ-NP-Za-km-z]{32,}$/.test(config.bootstrapApiKey)) {
     throw new ConfigError('VAULT_BOOTSTRAP_API_KEY must look like key_<at least 32 base58 characters>');
+  }
+  if (config.masterKeys !== null) {
+    try {
+      parseMasterKeys(config.masterKeys);
+    } catch (err) {
+      // parseMasterKeys' messages name entries by position and id, never key material.
+      throw new ConfigError(`VAULT_MASTER_KEYS: ${(err as Error).message.replace(/^master keys: /, '')}`);
+    }
   }
   if (nodeEnv === 'production') {
     if (config.masterKeys === null) {

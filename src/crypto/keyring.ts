@@ -92,6 +92,11 @@ export class Keyring {
     }
   }
 
+  /** Whether a master key with this id is configured. */
+  has(id: string): boolean {
+    return this.#keys.has(id);
+  }
+
   /** Master key id a wrapped blob was made with (rotation: re-wrap those not under `activeKeyId`). */
   wrappedWith(wrapped: string): string {
     return parse(wrapped).keyId;

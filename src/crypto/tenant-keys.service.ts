@@ -33,18 +33,66 @@ export class TenantKeysService implements OnModuleInit {
     @InjectRepository(TenantKey) private readonly keys: Repository<TenantKey>,
   ) {}
 
-  onModuleInit(): void {
+  /** Loads the master keys, then refuses to boot unless they open every tenant key in the database. */
+  async onModuleInit(): Promise<void> {
     if (this.config.masterKeys !== null) {
       this.keyring = new Keyring(parseMasterKeys(this.config.masterKeys));
-      return;
+    } else {
+      const { keys, created } = loadOrCreateDevMasterKey(this.config.dataDir);
+      this.keyring = new Keyring(keys);
+      this.logger.warn(
+        `VAULT_MASTER_KEYS is not set: using the development master key in ${this.config.dataDir}/master.key` +
+          (created ? ' (just created)' : '') +
+          '. Never run like this in production.',
+      );
     }
-    const { keys, created } = loadOrCreateDevMasterKey(this.config.dataDir);
-    this.keyring = new Keyring(keys);
-    this.logger.warn(
-      `VAULT_MASTER_KEYS is not set: using the development master key in ${this.config.dataDir}/master.key` +
-        (created ? ' (just created)' : '') +
-        '. Never run like this in production.',
+    const problem = await this.masterKeysProblem();
+    if (problem !== null) {
+      throw new MasterKeysMismatchError(problem);
+    }
+  }
+
+  /**
+   * Null when the configured master keys can open the tenant keys: every master key id that wraps a
+   * tenant key is configured, and one tenant key per id unwraps (same id, other key material fails
+   * there). Otherwise what is wrong and what to do, naming key ids only. At boot and on /health/ready,
+   * since another replica may rotate to a master key this one was not given.
+   */
+  async masterKeysProblem(): Promise<string | null> {
+    const rows: {
+      master_key_id: string;
+      tenant_id: string;
+      kind: TenantKeyKind;
+      version: number;
+      wrapped: string;
+    }[] = await this.keys.query(
+      'SELECT DISTINCT ON (master_key_id) master_key_id, tenant_id, kind, version, wrapped FROM tenant_keys ORDER BY master_key_id',
     );
+    const missing = rows.filter((r) => !this.keyring.has(r.master_key_id)).map((r) => r.master_key_id);
+    if (missing.length > 0) {
+      return (
+        `the tenant keys in the database are wrapped with master key id(s) ${missing.map((id) => `"${id}"`).join(', ')}, ` +
+        `which VAULT_MASTER_KEYS does not list. To change master keys, list the new key first and keep the old ` +
+        `one after it (VAULT_MASTER_KEYS=new-id:...,old-id:...), run \`npm run cli -- keys:rotate-master\`, ` +
+        `then drop the old one.`
+      );
+    }
+    const wrong: string[] = [];
+    for (const row of rows) {
+      try {
+        this.keyring.unwrap(row.wrapped, keyContext(row.tenant_id, row.kind, row.version)).fill(0);
+      } catch {
+        wrong.push(row.master_key_id);
+      }
+    }
+    if (wrong.length > 0) {
+      return (
+        `master key id(s) ${wrong.map((id) => `"${id}"`).join(', ')} in VAULT_MASTER_KEYS do not open the tenant ` +
+        `keys wrapped under that id: the key material differs from the one they were wrapped with. Set the ` +
+        `original key for that id.`
+      );
+    }
+    return null;
   }
 
   get masterKeyring(): Keyring {
@@ -172,6 +220,11 @@ export class TenantKeysService implements OnModuleInit {
     this.unwrapped.set(`${row.tenantId}:${row.kind}:${row.version}`, key);
     return key;
   }
+}
+
+/** The configured master keys cannot open the database's tenant keys: the service refuses to start. */
+export class MasterKeysMismatchError extends Error {
+  override name = 'MasterKeysMismatchError';
 }
 
 /** AAD of a wrapped key: a wrapped key copied to another tenant, kind or version does not open. */

@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../common/api-error';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../common/database-unavailable';
@@ -28,7 +28,9 @@ export interface Readiness {
  */
 @Injectable()
 export class HealthService implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('Health');
   private stopping = false;
+  private keysProblem: string | null = null;
   /** Run in parallel on every /health/ready, each within the database connect timeout. */
   private readonly checks: ReadinessCheck[];
 
@@ -41,7 +43,21 @@ export class HealthService implements BeforeApplicationShutdown {
     this.checks = [
       { name: 'database', run: () => database.check() },
       { name: 'migrations', run: () => database.checkMigrations() },
-      { name: 'keys', run: () => assertKeyringWorks(keys.masterKeyring) },
+      {
+        name: 'keys',
+        run: async () => {
+          assertKeyringWorks(keys.masterKeyring);
+          const problem = await keys.masterKeysProblem();
+          // The route is public: the key ids and the remedy go to the log (once per change), not the answer.
+          if (problem !== this.keysProblem && problem !== null) {
+            this.logger.error(`Master keys: ${problem}`);
+          }
+          this.keysProblem = problem;
+          if (problem !== null) {
+            throw new NotReady('the configured master keys do not open every tenant key (see the service log)');
+          }
+        },
+      },
       {
         name: 'sandbox',
         run: () => {
