@@ -54,7 +54,9 @@ export class HealthService implements BeforeApplicationShutdown {
           }
           this.keysProblem = problem;
           if (problem !== null) {
-            throw new NotReady('the configured master keys do not open every tenant key (see the service log)');
+            throw new NotReady(
+              'the configured master keys do not open every tenant key (see the service log)',
+            );
           }
         },
       },
