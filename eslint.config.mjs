@@ -78,6 +78,21 @@ export default defineConfig(
     },
   },
   {
+    // The time comes from the injected Clock (common/clock.ts), so tests can move it. Official formulas are
+    // reactor source text run in the sandbox, where the Clock does not exist.
+    files: ['src/**/*.ts'],
+    ignores: ['src/common/clock.ts', 'src/reactor-formulas/official/**', '**/*.spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'Inject Clock (common/clock.ts) and call clock.now() instead of new Date().',
+        },
+      ],
+    },
+  },
+  {
     // Tests read supertest bodies (typed `any`) and pass jest mocks' methods around.
     files: ['test/**/*.ts', '**/*.spec.ts', '**/*.e2e-spec.ts'],
     rules: {

@@ -7,6 +7,7 @@
 import { DataSource } from 'typeorm';
 import { loadConfig } from './src/config/app-config';
 import { dataSourceOptions } from './src/database/database';
+import { SCHEMA } from './src/entities';
 
 const config = loadConfig();
 if (config.databaseUrl === null) {
@@ -16,4 +17,4 @@ if (config.databaseUrl === null) {
   );
 }
 
-export default new DataSource(dataSourceOptions({ url: config.databaseUrl }, 1, false));
+export default new DataSource({ ...dataSourceOptions({ url: config.databaseUrl }, 1, false), ...SCHEMA });

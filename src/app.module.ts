@@ -17,7 +17,9 @@ import { DatabaseInfoModule } from './database/database-info.module';
 import { ExpressionsModule } from './expressions';
 import { HealthModule } from './health/health.module';
 import { JobsModule } from './jobs/jobs.module';
+import { SCHEMA } from './entities';
 import { loggerOptions } from './logging';
+import { MetricsModule } from './metrics/metrics.module';
 import { SandboxModule } from './sandbox/sandbox.module';
 import { ReactorFormulasModule } from './reactor-formulas/reactor-formulas.module';
 import { ReactorsModule } from './reactors/reactors.module';
@@ -45,7 +47,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseInfoModule.forRoot(database),
         LoggerModule.forRoot(loggerOptions(config, logStream)),
-        TypeOrmModule.forRoot({ ...database.options, retryAttempts: 20, retryDelay: 250 }),
+        TypeOrmModule.forRoot({ ...database.options, ...SCHEMA, retryAttempts: 20, retryDelay: 250 }),
         ScheduleModule.forRoot(),
         ClockModule,
         CryptoModule,
@@ -56,6 +58,7 @@ export class AppModule {
         TenantsModule,
         InvitationsModule,
         HealthModule,
+        MetricsModule,
         TokensModule,
         SandboxModule,
         ReactorFormulasModule,

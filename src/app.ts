@@ -8,8 +8,8 @@ import { AppConfig } from './config/app-config';
 import { DatabaseRuntime, openDatabase } from './database/database';
 import type { OutboundOverrides } from './outbound';
 import { serveOpenApi } from './openapi';
-import { MetricsService } from './health/metrics.service';
-import { requestMetrics } from './health/request-metrics';
+import { MetricsService } from './metrics/metrics.service';
+import { requestMetrics } from './metrics/request-metrics';
 import { applyServerLimits } from './common/server-limits';
 import { json, urlencoded } from 'express';
 import {

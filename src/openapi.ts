@@ -1,7 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { writeFileSync } from 'node:fs';
-import { API_KEY_SCHEME } from './auth/decorators';
+import { API_KEY_SCHEME } from './access/decorators';
 import { completeDocument } from './openapi-docs';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -27,25 +26,5 @@ export function serveOpenApi(app: INestApplication): void {
     // The entered key lives in the page's memory only: never in localStorage, where any script that ever
     // ran on this origin could read it (README, Security notes).
     swaggerOptions: { persistAuthorization: false },
-  });
-}
-
-/** `npm run openapi`: writes the committed openapi.json from the running code (no database needed). */
-async function main(): Promise<void> {
-  const { createApp } = await import('./app');
-  const { loadConfig } = await import('./config/app-config');
-  const config = {
-    ...loadConfig({ ...process.env, DATABASE_URL: undefined, LOG_LEVEL: 'silent', MIGRATIONS_RUN: 'false' }),
-  };
-  const { app, close } = await createApp(config, { inMemoryDatabase: true, docs: false });
-  const document = buildOpenApiDocument(app);
-  writeFileSync(process.argv[2] ?? 'openapi.json', `${JSON.stringify(document, null, 2)}\n`);
-  await close();
-}
-
-if (require.main === module) {
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exit(1);
   });
 }

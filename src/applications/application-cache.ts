@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { Principal } from '../auth/principal';
+import { Principal } from '../access/principal';
 import { DATABASE_RUNTIME } from '../database/database-info.module';
 import { TtlMap } from '../common/ttl-map';
 import { ChangeChannel } from '../database/change-channel';

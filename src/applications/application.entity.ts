@@ -1,8 +1,6 @@
+import type { ApplicationType } from '../access/application-type';
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { AccessRule } from '../auth/access-rules';
-
-export const APPLICATION_TYPES = ['private', 'public', 'management'] as const;
-export type ApplicationType = (typeof APPLICATION_TYPES)[number];
+import type { AccessRule } from '../access/access-rules';
 
 @Entity('applications')
 export class Application {

@@ -6,9 +6,9 @@ import {
   ApiSecurity,
   ApiTags,
 } from '@nestjs/swagger';
-import { API_KEY_SCHEME, CurrentPrincipal, RequirePermission } from '../auth/decorators';
-import { ALL_PERMISSIONS, PERMISSIONS } from '../auth/permissions';
-import { Principal } from '../auth/principal';
+import { API_KEY_SCHEME, CurrentPrincipal, RequirePermission } from '../access/decorators';
+import { ALL_PERMISSIONS, PERMISSIONS } from '../access/permissions';
+import { Principal } from '../access/principal';
 import { Page } from '../common/pagination';
 import { UuidParam } from '../common/uuid-param';
 import { ApplicationsService } from './applications.service';

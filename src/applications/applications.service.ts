@@ -2,16 +2,17 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { EntityManager, In, Repository } from 'typeorm';
-import { AccessRule } from '../auth/access-rules';
-import { isPermission, Permission, permissionAllowedFor, TOKEN_PERMISSIONS } from '../auth/permissions';
-import { Grants, ungrantable } from '../auth/grants';
-import { Principal } from '../auth/principal';
+import { AccessRule } from '../access/access-rules';
+import { isPermission, Permission, permissionAllowedFor, TOKEN_PERMISSIONS } from '../access/permissions';
+import { Grants, ungrantable } from '../access/grants';
+import { Principal } from '../access/principal';
 import { ApiError, FieldErrors } from '../common/api-error';
 import { Page, pageOf, pageOffset } from '../common/pagination';
 import { generateApiKey, hashSecret } from '../crypto';
-import { normalizeRuleContainer } from '../auth/containers';
+import { normalizeRuleContainer } from '../access/containers';
 import { ApplicationCache } from './application-cache';
-import { Application, ApplicationType } from './application.entity';
+import { Application } from './application.entity';
+import { ApplicationType } from '../access/application-type';
 import {
   AccessRuleDto,
   ApplicationDto,
@@ -19,6 +20,7 @@ import {
   ListApplicationsQueryDto,
   UpdateApplicationDto,
 } from './dto/application.dto';
+import { Clock } from '../common/clock';
 
 export interface NewApplication {
   name: string;
@@ -34,6 +36,7 @@ export class ApplicationsService {
   constructor(
     @InjectRepository(Application) private readonly applications: Repository<Application>,
     private readonly cache: ApplicationCache,
+    private readonly clock: Clock,
   ) {}
 
   /** Resolves an API key to its application; null when unknown (or regenerated). */
@@ -135,7 +138,13 @@ export class ApplicationsService {
       await manager.update(
         Application,
         { tenantId: principal.tenantId, id },
-        { name: dto.name, permissions, rules, modifiedBy: principal.applicationId, modifiedAt: new Date() },
+        {
+          name: dto.name,
+          permissions,
+          rules,
+          modifiedBy: principal.applicationId,
+          modifiedAt: this.clock.now(),
+        },
       );
       await this.cache.changed(manager, id);
     });
@@ -165,7 +174,7 @@ export class ApplicationsService {
       await manager.update(
         Application,
         { tenantId: principal.tenantId, id },
-        { keyHash: hashSecret(key), modifiedBy: principal.applicationId, modifiedAt: new Date() },
+        { keyHash: hashSecret(key), modifiedBy: principal.applicationId, modifiedAt: this.clock.now() },
       );
       await this.cache.changed(manager, id);
     });

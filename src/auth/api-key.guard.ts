@@ -2,8 +2,8 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApplicationsService } from '../applications/applications.service';
 import { ApiError } from '../common/api-error';
-import { AuthenticatedRequest, PUBLIC_ROUTE, REQUIRED_PERMISSIONS } from './decorators';
-import type { Permission } from './permissions';
+import { AuthenticatedRequest, PUBLIC_ROUTE, REQUIRED_PERMISSIONS } from '../access/decorators';
+import type { Permission } from '../access/permissions';
 
 export const API_KEY_HEADER = 'bt-api-key';
 

@@ -92,3 +92,11 @@ export function databaseUnavailable(): ApiError {
     'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS),
   });
 }
+
+/** The headers an error's answer carries (Retry-After on a 429 or a lost database), wherever it is rendered. */
+export function errorHeaders(err: unknown): Record<string, string> {
+  if (err instanceof ApiError) {
+    return err.headers;
+  }
+  return isDatabaseUnavailable(err) ? databaseUnavailable().headers : {};
+}

@@ -1,12 +1,11 @@
 import { ArgumentsHost, Catch, ExceptionFilter, NotFoundException } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { CustomHttpResponse } from '../sandbox/sandbox-outcome';
+import { CustomHttpResponse } from './custom-http-response';
 import { allowedMethods } from './allowed-methods';
-import { ApiError } from './api-error';
 import { sendCustomResponse } from './security-headers';
 import { problem } from './problem-details';
 import { toProblem } from './to-problem';
-import { databaseUnavailable, isDatabaseUnavailable } from './database-unavailable';
+import { errorHeaders } from './database-unavailable';
 
 /** Renders every error as problem details (see toProblem); a response chosen by tenant code as untrusted. */
 @Catch()
@@ -35,11 +34,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       response.end();
       return;
     }
-    if (exception instanceof ApiError) {
-      response.set(exception.headers);
-    } else if (isDatabaseUnavailable(exception)) {
-      response.set(databaseUnavailable().headers);
-    }
+    response.set(errorHeaders(exception));
     response.status(body.status).type('application/problem+json').json(body);
   }
 }

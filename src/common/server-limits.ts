@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import type { ServerLimitsConfig } from '../config/app-config';
-import { parseIp } from '../outbound/address-ranges';
+import ipaddr from 'ipaddr.js';
 
 /** Descriptors kept for everything that is not a client connection (database, sandbox workers, files). */
 const RESERVED_DESCRIPTORS = 256;
@@ -12,15 +12,15 @@ const RESERVED_DESCRIPTORS = 256;
  * on a dual-stack socket), or the /64 of an IPv6 address, since one subscriber usually holds a whole /64.
  */
 export function clientAddressKey(address: string | undefined): string {
-  const bytes = address === undefined ? null : parseIp(address);
-  if (bytes === null) {
+  if (address === undefined || !ipaddr.isValid(address)) {
     return address ?? 'unknown';
   }
-  if (bytes.length === 4) {
-    return bytes.join('.');
+  // process() turns an IPv4-mapped IPv6 address into the IPv4 address it carries.
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') {
+    return parsed.toString();
   }
-  const mapped = bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
-  return mapped ? bytes.subarray(12).join('.') : `${Buffer.from(bytes.subarray(0, 8)).toString('hex')}/64`;
+  return `${Buffer.from(parsed.toByteArray().slice(0, 8)).toString('hex')}/64`;
 }
 
 /** The soft limit on open descriptors of this process (Linux /proc), or null where it cannot be read. */

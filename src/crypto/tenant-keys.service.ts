@@ -59,6 +59,13 @@ export class TenantKeysService implements OnModuleInit {
    * since another replica may rotate to a master key this one was not given.
    */
   async masterKeysProblem(): Promise<string | null> {
+    // Not migrated yet (MIGRATIONS_RUN=false before `cli migrate`): no tenant key to open; readiness says so.
+    const [{ present }]: { present: boolean }[] = await this.keys.query(
+      "SELECT to_regclass('tenant_keys') IS NOT NULL AS present",
+    );
+    if (!present) {
+      return null;
+    }
     const rows: {
       master_key_id: string;
       tenant_id: string;

@@ -2,8 +2,6 @@ import { DataSourceOptions } from 'typeorm';
 import { join } from 'node:path';
 import { AppConfig } from '../config/app-config';
 import { startEmbeddedPostgres } from './embedded-postgres';
-import { ENTITIES } from './entities';
-import { MIGRATIONS } from './migrations';
 
 export interface DatabaseRuntime {
   options: DataSourceOptions;
@@ -12,7 +10,8 @@ export interface DatabaseRuntime {
 }
 
 /**
- * Shared by PostgreSQL and the embedded PGlite: same entities, same migrations, one code path. With
+ * Connection options shared by PostgreSQL and the embedded PGlite, one code path. The schema (entities and
+ * migrations of every module) is not known here: the top of the application adds it (src/entities.ts). With
  * `connectTimeoutMs`, getting a connection (a free one from the pool, or a new one) fails after that long,
  * so a request during a database outage answers 503 instead of waiting for the operating system's timeout.
  */
@@ -32,8 +31,6 @@ export function dataSourceOptions(
           username: connection.user,
           database: connection.database,
         }),
-    entities: ENTITIES,
-    migrations: MIGRATIONS,
     migrationsRun,
     migrationsTransactionMode: 'each',
     synchronize: false,

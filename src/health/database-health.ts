@@ -5,7 +5,7 @@ import { Counter, Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { isDatabaseUnavailable } from '../common/database-unavailable';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { MetricsService } from './metrics.service';
+import { MetricsService } from '../metrics/metrics.service';
 
 /** A part that is not ready, with a reason safe to show anyone: no secret, no input, no driver text. */
 export class NotReady extends Error {}

@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
-import { Public } from '../auth/decorators';
+import { Public } from '../access/decorators';
 import { HealthService, Readiness } from './health.service';
 
 @ApiTags('Health')

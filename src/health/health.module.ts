@@ -2,15 +2,12 @@ import { Global, Module } from '@nestjs/common';
 import { DatabaseHealth } from './database-health';
 import { HealthController } from './health.controller';
 import { HealthService } from './health.service';
-import { MetricsController } from './metrics.controller';
-import { MetricsPort } from './metrics-port';
-import { MetricsService } from './metrics.service';
 
-/** Liveness, readiness and Prometheus metrics; MetricsService is global so any module can add series. */
+/** Liveness and readiness for orchestrators; HealthService is global so shutdown can flag it. */
 @Global()
 @Module({
-  controllers: [HealthController, MetricsController],
-  providers: [MetricsService, MetricsPort, DatabaseHealth, HealthService],
-  exports: [MetricsService, HealthService],
+  controllers: [HealthController],
+  providers: [DatabaseHealth, HealthService],
+  exports: [HealthService],
 })
 export class HealthModule {}

@@ -1,5 +1,14 @@
-import { Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  Module,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { CronJob } from 'cron';
+import { runDetached } from '../common/supervisor';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DatabaseRuntime } from '../database/database';
 import { DATABASE_RUNTIME } from '../database/database-info.module';
@@ -26,6 +35,7 @@ interface ScheduledJob {
  */
 @Injectable()
 export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Jobs');
   private readonly stops: (() => void)[] = [];
 
   constructor(
@@ -34,6 +44,7 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly purge: PurgeService,
     private readonly maintenance: MaintenanceService,
     private readonly invitationExpiry: InvitationExpiryService,
+    private readonly registry: SchedulerRegistry,
   ) {}
 
   jobs(): ScheduledJob[] {
@@ -83,18 +94,24 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
     return this.stops.length;
   }
 
+  /**
+   * Registers the job with @nestjs/schedule's registry (visible to anything that lists scheduled work) and
+   * returns how to remove it. A tick that fails, a database outage included, is one log line: the next tick
+   * runs again, and the process never ends on it.
+   */
   private schedule(job: ScheduledJob): () => void {
-    const tick = (): void => void job.run();
+    const tick = (): void => runDetached(this.logger, `job ${job.name}`, job.run);
     if ('cron' in job.when) {
       const cron = CronJob.from({ cronTime: job.when.cron, onTick: tick, start: true });
-      return () => void cron.stop();
+      this.registry.addCronJob(job.name, cron);
+      return () => this.registry.deleteCronJob(job.name);
     }
     if ('everyMs' in job.when) {
-      const interval = setInterval(tick, job.when.everyMs).unref();
-      return () => clearInterval(interval);
+      this.registry.addInterval(job.name, setInterval(tick, job.when.everyMs).unref());
+      return () => this.registry.deleteInterval(job.name);
     }
-    const timeout = setTimeout(tick, job.when.afterBootMs).unref();
-    return () => clearTimeout(timeout);
+    this.registry.addTimeout(job.name, setTimeout(tick, job.when.afterBootMs).unref());
+    return () => this.registry.deleteTimeout(job.name);
   }
 }
 

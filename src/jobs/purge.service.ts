@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { TokensService } from '../tokens/tokens.service';
-import { MetricsService } from '../health/metrics.service';
+import { MetricsService } from '../metrics/metrics.service';
 import { JobRunner } from './job-runner';
 
 /** The scheduled purge of expired tokens: their data goes, a tombstone stays (spec §3). */

@@ -6,8 +6,8 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { CurrentPrincipal, RequirePermission } from '../auth/decorators';
-import { Principal } from '../auth/principal';
+import { CurrentPrincipal, RequirePermission } from '../access/decorators';
+import { Principal } from '../access/principal';
 import { Page } from '../common/pagination';
 import { UuidParam } from '../common/uuid-param';
 import { ListProxiesQueryDto, ProxyBodyDto, ProxyDto, ProxyPageDto } from './dto/proxy.dto';

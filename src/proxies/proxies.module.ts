@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationsModule } from '../applications/applications.module';
-import { SandboxBridgesModule } from '../sandbox/sandbox-bridges.module';
+import { SandboxBridgesModule } from '../sandbox-bridges/sandbox-bridges.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { ProxiesController } from './proxies.controller';
 import { ProxiesService } from './proxies.service';

@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { ApplicationsService } from '../applications/applications.service';
-import { Principal } from '../auth/principal';
+import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { Page, pageOf, pageOffset } from '../common/pagination';
 import { wildcardToLike } from '../common/query';
@@ -13,12 +13,8 @@ import { ListProxiesQueryDto, ProxyBodyDto, ProxyDto } from './dto/proxy.dto';
 import { ProxyCache } from './proxy-cache';
 import { checkProxyBody } from './proxy-rules';
 import { Proxy } from './proxy.entity';
-
-/** What the forwarder needs of a configured proxy: the row and its configuration in clear. */
-export interface LoadedProxy {
-  proxy: Proxy;
-  configuration: Record<string, string>;
-}
+import { LoadedProxy } from './loaded-proxy';
+import { Clock } from '../common/clock';
 
 const KEY_SEAL = 'proxy-key';
 const CONFIGURATION_SEAL = 'proxy-configuration';
@@ -30,6 +26,7 @@ export class ProxiesService {
     private readonly applications: ApplicationsService,
     private readonly cipher: TenantCipher,
     private readonly cache: ProxyCache,
+    private readonly clock: Clock,
   ) {}
 
   async create(principal: Principal, dto: ProxyBodyDto): Promise<ProxyDto> {
@@ -99,7 +96,7 @@ export class ProxiesService {
           configuration,
           requireAuth: checked.requireAuth,
           modifiedBy: principal.applicationId,
-          modifiedAt: new Date(),
+          modifiedAt: this.clock.now(),
         },
       );
       await this.cache.changed(manager, id);

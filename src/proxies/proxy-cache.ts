@@ -4,7 +4,7 @@ import { TtlMap } from '../common/ttl-map';
 import { ChangeChannel } from '../database/change-channel';
 import { DATABASE_RUNTIME } from '../database/database-info.module';
 import { DatabaseRuntime } from '../database/database';
-import type { LoadedProxy } from './proxies.service';
+import type { LoadedProxy } from './loaded-proxy';
 
 /** Bound on staleness if a replica ever misses an invalidation. */
 const TTL_MS = 10_000;

@@ -1,9 +1,9 @@
 import type { Response } from 'express';
 import { sendCustomResponse } from '../common/security-headers';
-import { ApiError } from '../common/api-error';
+import { errorHeaders } from '../common/database-unavailable';
 import { toProblem } from '../common/to-problem';
 import { OutboundError } from '../outbound';
-import { CustomHttpResponse } from '../sandbox/sandbox-outcome';
+import { CustomHttpResponse } from '../common/custom-http-response';
 
 /**
  * Answers a failure of the proxy itself as `{ "proxy_error": <problem details> }` (spec §4.5 rule 5), or
@@ -24,9 +24,7 @@ export function sendProxyError(res: Response, err: unknown): void {
     sendCustomResponse(res, err);
     return;
   }
-  if (err instanceof ApiError) {
-    res.set(err.headers);
-  }
+  res.set(errorHeaders(err));
   const problem = toProblem(err);
   res.status(problem.status).type('application/json').json({ proxy_error: problem });
 }

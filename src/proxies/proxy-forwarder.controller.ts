@@ -9,7 +9,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { API_KEY_SCHEME, Public } from '../auth/decorators';
+import { API_KEY_SCHEME, Public } from '../access/decorators';
 import { sendProxyError } from './proxy-error';
 import { ProxyForwarder } from './proxy-forwarder.service';
 

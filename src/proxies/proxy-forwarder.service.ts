@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApplicationsService } from '../applications/applications.service';
 import { API_KEY_HEADER } from '../auth/api-key.guard';
-import { Principal } from '../auth/principal';
+import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { isChosenStatus, MAX_CHOSEN_STATUS, MIN_CHOSEN_STATUS } from '../common/limits';
 import { clientGoneSignal } from '../common/client-gone';
-import { MetricsService } from '../health/metrics.service';
+import { MetricsService } from '../metrics/metrics.service';
 import { checkDestinationUrl, OutboundClient, OutboundError, OutboundResponse } from '../outbound';
 import { DetokenizeService } from '../tokens/detokenize.service';
 import {
@@ -30,7 +30,8 @@ import {
 } from './proxy-request';
 import { relay, sendTransformed } from './proxy-response';
 import { applyResult, ProxyTransforms, singleValued } from './proxy-transforms';
-import { LoadedProxy, ProxiesService } from './proxies.service';
+import { LoadedProxy } from './loaded-proxy';
+import { ProxiesService } from './proxies.service';
 
 /** Where a /proxy request goes and with whose rights (spec §4.5, §5 rule 2). */
 interface Route {

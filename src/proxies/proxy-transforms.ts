@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { ApplicationsService } from '../applications/applications.service';
 import { ApiError } from '../common/api-error';
-import { BtBridge } from '../sandbox/bt-bridge';
-import { FetchBridge } from '../sandbox/fetch-bridge';
+import { BtBridge } from '../sandbox-bridges/bt-bridge';
+import { FetchBridge } from '../sandbox-bridges/fetch-bridge';
 import { failureToError } from '../sandbox/sandbox-outcome';
 import { JsonValue, SandboxProvider } from '../sandbox/sandbox.provider';
 import { bodyFromCode } from './proxy-body';
 import { HeaderMap, headersFromCode } from './proxy-request';
-import type { LoadedProxy } from './proxies.service';
+import type { LoadedProxy } from './loaded-proxy';
 
 /** What a transform returned: headers to send instead (when it gave any) and the body (when it gave one). */
 export interface TransformResult {

@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Brackets, Repository } from 'typeorm';
 import { ApplicationsService } from '../applications/applications.service';
-import { Principal } from '../auth/principal';
+import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { Page, pageOf, pageOffset } from '../common/pagination';
 import { wildcardToLike } from '../common/query';
@@ -14,12 +14,14 @@ import {
 } from './dto/reactor-formula.dto';
 import { checkFormulaBody } from './formula-rules';
 import { ReactorFormula } from './reactor-formula.entity';
+import { Clock } from '../common/clock';
 
 @Injectable()
 export class ReactorFormulasService {
   constructor(
     @InjectRepository(ReactorFormula) private readonly formulas: Repository<ReactorFormula>,
     private readonly applications: ApplicationsService,
+    private readonly clock: Clock,
   ) {}
 
   async create(principal: Principal, dto: ReactorFormulaBodyDto): Promise<ReactorFormulaDto> {
@@ -78,7 +80,7 @@ export class ReactorFormulasService {
     }
     await this.formulas.update(
       { tenantId: principal.tenantId, id },
-      { ...fieldsOf(dto), modifiedBy: principal.applicationId, modifiedAt: new Date() },
+      { ...fieldsOf(dto), modifiedBy: principal.applicationId, modifiedAt: this.clock.now() },
     );
     return this.get(principal, id);
   }

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ApplicationsService } from '../applications/applications.service';
-import { Principal } from '../auth/principal';
+import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
-import { BtBridge } from '../sandbox/bt-bridge';
-import { FetchBridge } from '../sandbox/fetch-bridge';
+import { BtBridge } from '../sandbox-bridges/bt-bridge';
+import { FetchBridge } from '../sandbox-bridges/fetch-bridge';
 import { failureToError } from '../sandbox/sandbox-outcome';
 import { JsonValue, SandboxProvider } from '../sandbox/sandbox.provider';
 import { DetokenizeService } from '../tokens/detokenize.service';

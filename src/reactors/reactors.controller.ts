@@ -6,9 +6,9 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { CurrentPrincipal, RequirePermission } from '../auth/decorators';
+import { CurrentPrincipal, RequirePermission } from '../access/decorators';
 import { ReactRequestDto, ReactResponseDto } from './dto/react.dto';
-import { Principal } from '../auth/principal';
+import { Principal } from '../access/principal';
 import { ClientGone } from '../common/client-gone';
 import { Page } from '../common/pagination';
 import { UuidParam } from '../common/uuid-param';

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationsModule } from '../applications/applications.module';
 import { ReactorFormulasModule } from '../reactor-formulas/reactor-formulas.module';
-import { SandboxBridgesModule } from '../sandbox/sandbox-bridges.module';
+import { SandboxBridgesModule } from '../sandbox-bridges/sandbox-bridges.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { ReactService } from './react.service';
 import { Reactor } from './reactor.entity';

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { Application } from '../applications/application.entity';
 import { ApplicationsService } from '../applications/applications.service';
-import { Principal } from '../auth/principal';
+import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { Page, pageOf, pageOffset } from '../common/pagination';
 import { wildcardToLike } from '../common/query';
@@ -14,6 +14,7 @@ import { ReactorFormulasService, toFormulaDto } from '../reactor-formulas/reacto
 import { CreateReactorDto, ListReactorsQueryDto, ReactorDto, UpdateReactorDto } from './dto/reactor.dto';
 import { checkReactorConfiguration } from './reactor-configuration';
 import { Reactor } from './reactor.entity';
+import { Clock } from '../common/clock';
 
 /** What the react path needs of a reactor: its formula and its decrypted configuration. */
 export interface LoadedReactor {
@@ -31,6 +32,7 @@ export class ReactorsService {
     private readonly formulas: ReactorFormulasService,
     private readonly applications: ApplicationsService,
     private readonly cipher: TenantCipher,
+    private readonly clock: Clock,
   ) {}
 
   async create(principal: Principal, dto: CreateReactorDto): Promise<ReactorDto> {
@@ -91,7 +93,7 @@ export class ReactorsService {
         applicationId,
         configuration: await this.cipher.sealJson(SEAL_KIND, principal.tenantId, id, configuration),
         modifiedBy: principal.applicationId,
-        modifiedAt: new Date(),
+        modifiedAt: this.clock.now(),
       },
     );
     return this.get(principal, id);

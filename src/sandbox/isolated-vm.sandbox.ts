@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { MetricsService } from '../health/metrics.service';
+import { MetricsService } from '../metrics/metrics.service';
 import { HostHandler, SandboxOutcome, SandboxProvider, SandboxRequest } from './sandbox.provider';
 import { WorkerPool } from './worker-pool';
 

@@ -1,4 +1,5 @@
 import { ApiError } from '../common/api-error';
+import { CustomHttpResponse } from '../common/custom-http-response';
 import { isChosenStatus, MAX_CHOSEN_STATUS, MIN_CHOSEN_STATUS } from '../common/limits';
 import type { SandboxFailure } from './sandbox.provider';
 
@@ -14,17 +15,6 @@ export const SDK_ERROR_STATUS: Record<string, number> = {
   ServiceUnavailableError: 503,
   BasisTheoryReactorError: 500,
 };
-
-/** A literal response chosen by the code (CustomHttpResponseError). */
-export class CustomHttpResponse extends Error {
-  constructor(
-    readonly status: number,
-    readonly headers: Record<string, string>,
-    readonly body: unknown,
-  ) {
-    super('custom response');
-  }
-}
 
 const CUSTOM_STATUS_RULE = `CustomHttpResponseError status must be an integer from ${MIN_CHOSEN_STATUS} to ${MAX_CHOSEN_STATUS}.`;
 

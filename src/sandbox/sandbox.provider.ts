@@ -19,7 +19,7 @@ export interface SandboxRequest {
   host?: Record<string, HostHandler>;
 }
 
-/** How a run failed, as data; `toApiError` in sandbox-outcome.ts turns it into the common error. */
+/** How a run failed, as data; `failureToError` in sandbox-outcome.ts turns it into the common error. */
 export type SandboxFailure =
   | { kind: 'sdk'; name: string; errors: Record<string, string[]> }
   | { kind: 'custom_response'; status: number; headers: unknown; body: unknown }

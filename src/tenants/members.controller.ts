@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, RequirePermission } from '../auth/decorators';
-import { Principal } from '../auth/principal';
+import { CurrentPrincipal, RequirePermission } from '../access/decorators';
+import { Principal } from '../access/principal';
 import { Page } from '../common/pagination';
 import { UuidParam } from '../common/uuid-param';
 import { ListMembersQueryDto, MemberDto, MemberPageDto } from './dto/member.dto';

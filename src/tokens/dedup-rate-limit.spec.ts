@@ -1,8 +1,8 @@
 import { Registry } from 'prom-client';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { loadConfig } from '../config/app-config';
-import type { MetricsService } from '../health/metrics.service';
+import type { MetricsService } from '../metrics/metrics.service';
 import { DedupRateLimit } from './dedup-rate-limit';
 
 function limiter(perMinute: number): { limit: DedupRateLimit; clock: { at: number }; registry: Registry } {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { transformFor } from '../auth/access';
-import { Principal } from '../auth/principal';
+import { transformFor } from '../access/access';
+import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
 import { ExpressionEngine, expressionFieldError } from '../expressions';

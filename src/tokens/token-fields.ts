@@ -1,7 +1,7 @@
 import { ApiError } from '../common/api-error';
 import { mergePatch } from '../common/merge-patch';
 import { ExpressionEngine, expressionMessage } from '../expressions';
-import { validateContainers, normalizeContainer } from '../auth/containers';
+import { validateContainers, normalizeContainer } from '../access/containers';
 import { parseExpiresAt } from './rules/expires-at';
 import { addError, FieldErrors } from '../common/field-errors';
 import { defaultsFor, isTokenType, TokenType, validateTokenData } from './rules/token-types';

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, QueryFailedError } from 'typeorm';
-import { Transform } from '../auth/access-rules';
-import { containerScope } from '../auth/access';
-import { Permission } from '../auth/permissions';
-import { Principal } from '../auth/principal';
+import { Transform } from '../access/access-rules';
+import { containerScope } from '../access/access';
+import { Permission } from '../access/permissions';
+import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
 import { DedupRateLimit } from './dedup-rate-limit';

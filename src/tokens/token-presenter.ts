@@ -1,4 +1,4 @@
-import type { Transform } from '../auth/access-rules';
+import type { Transform } from '../access/access-rules';
 import { TokenDto } from './dto/token.dto';
 import { Token } from './token.entity';
 

@@ -1,7 +1,7 @@
 import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, RequirePermission } from '../auth/decorators';
-import { Principal } from '../auth/principal';
+import { CurrentPrincipal, RequirePermission } from '../access/decorators';
+import { Principal } from '../access/principal';
 import { TokenizeService } from './tokenize.service';
 
 @ApiTags('Tokens')

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Principal } from '../auth/principal';
+import { Principal } from '../access/principal';
 import { ApiError, FieldErrors } from '../common/api-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { addError } from '../common/field-errors';

@@ -7,8 +7,8 @@ import {
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
-import { CurrentPrincipal, RequirePermission } from '../auth/decorators';
-import { Principal } from '../auth/principal';
+import { CurrentPrincipal, RequirePermission } from '../access/decorators';
+import { Principal } from '../access/principal';
 import { RequireContentType } from '../common/content-type.guard';
 import { Page } from '../common/pagination';
 import { validatePlain } from '../common/validation';

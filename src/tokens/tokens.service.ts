@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Transform } from '../auth/access-rules';
-import { atMostMask, containerScope, leastVisible, transformFor, writeTransform } from '../auth/access';
-import { Permission } from '../auth/permissions';
-import { Principal } from '../auth/principal';
+import { Transform } from '../access/access-rules';
+import { atMostMask, containerScope, leastVisible, transformFor, writeTransform } from '../access/access';
+import { Permission } from '../access/permissions';
+import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
 import { Page, PageQueryDto, pageOf, pageOffset } from '../common/pagination';

@@ -1,7 +1,7 @@
-import { Delegation1763794800000 } from '../../src/database/migrations/1763794800000-delegation';
-import type { AccessRule } from '../../src/auth/access-rules';
-import { DELEGATE_EVERYTHING } from '../../src/auth/grants';
-import { ALL_PERMISSIONS, permissionsFor } from '../../src/auth/permissions';
+import { Delegation1763794800000 } from '../../src/migrations/1763794800000-delegation';
+import type { AccessRule } from '../../src/access/access-rules';
+import { DELEGATE_EVERYTHING } from '../../src/access/grants';
+import { ALL_PERMISSIONS, permissionsFor } from '../../src/access/permissions';
 import { accessRule, applicationBody } from '../support/application-factory';
 import { expectProblem } from '../support/problems';
 import { formulaBody, reactorsApi } from '../support/reactor-factory';

@@ -1,4 +1,4 @@
-import type { ApplicationType } from '../../src/applications/application.entity';
+import type { ApplicationType } from '../../src/access/application-type';
 import { TestContext, TestTenant } from '../support/test-app';
 import { applicationBody, createApplication } from '../support/application-factory';
 import { expectProblem } from '../support/problems';

@@ -1,6 +1,6 @@
-import { DELEGATE_EVERYTHING } from '../../src/auth/grants';
+import { DELEGATE_EVERYTHING } from '../../src/access/grants';
 import type { Test } from 'supertest';
-import type { Permission } from '../../src/auth/permissions';
+import type { Permission } from '../../src/access/permissions';
 import { TestContext, TestTenant } from '../support/test-app';
 import { API_KEY_FORMAT, applicationBody, createApplication } from '../support/application-factory';
 import { expectProblem } from '../support/problems';

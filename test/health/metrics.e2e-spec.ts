@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '../../src/config/app-config';
-import { MetricsPort } from '../../src/health/metrics-port';
+import { MetricsPort } from '../../src/metrics/metrics-port';
 import { expectProblem } from '../support/problems';
 import { freePort } from '../support/spawned-server';
 import { TestContext, TestTenant } from '../support/test-app';

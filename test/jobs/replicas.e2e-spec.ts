@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createApp, VaultApp } from '../../src/app';
-import { MetricsService } from '../../src/health/metrics.service';
+import { MetricsService } from '../../src/metrics/metrics.service';
 import { InvitationExpiryService } from '../../src/jobs/invitation-expiry.service';
 import { PurgeService } from '../../src/jobs/purge.service';
 import { TestContext } from '../support/test-app';

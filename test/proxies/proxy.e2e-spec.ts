@@ -1,5 +1,5 @@
 import type { Response } from 'supertest';
-import { MetricsService } from '../../src/health/metrics.service';
+import { MetricsService } from '../../src/metrics/metrics.service';
 import { TestHttpsServer } from '../support/https-test-server';
 import { TEST_HOST } from '../support/outbound';
 import { echoedHeaders, expectProxyError, ProxyFixture, proxyFixture } from '../support/proxy-fixture';

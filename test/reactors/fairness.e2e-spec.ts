@@ -1,4 +1,4 @@
-import { MetricsService } from '../../src/health/metrics.service';
+import { MetricsService } from '../../src/metrics/metrics.service';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Response } from 'supertest';
 import { expectProblem } from '../support/problems';

@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseRuntime, dataSourceOptions, openDatabase } from '../../src/database/database';
 import { loadConfig } from '../../src/config/app-config';
+import { SCHEMA } from '../../src/entities';
 
 /**
  * The migrated template every test file clones. Named per run (global setup sets it, workers inherit the
@@ -42,7 +43,10 @@ export async function createTemplateDatabase(url: string): Promise<void> {
   const template = `tv_template_${process.pid}_${randomBytes(3).toString('hex')}`;
   process.env.TV_TEMPLATE_DATABASE = template;
   await admin(url, (client) => client.query(`CREATE DATABASE ${template}`));
-  const dataSource = new DataSource(dataSourceOptions({ url: withDatabase(url, template) }, 1, false));
+  const dataSource = new DataSource({
+    ...dataSourceOptions({ url: withDatabase(url, template) }, 1, false),
+    ...SCHEMA,
+  });
   await dataSource.initialize();
   await dataSource.runMigrations({ transaction: 'each' });
   await dataSource.destroy();

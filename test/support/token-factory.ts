@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
-import type { AccessRule, Transform } from '../../src/auth/access-rules';
-import type { Permission } from '../../src/auth/permissions';
+import type { AccessRule, Transform } from '../../src/access/access-rules';
+import type { Permission } from '../../src/access/permissions';
 import { luhnCheckDigit } from '../../src/common/luhn';
 import type { TestApplication, TestContext } from './test-app';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { createApp, VaultApp } from '../../src/app';
-import { permissionsFor } from '../../src/auth/permissions';
+import { permissionsFor } from '../../src/access/permissions';
 import { loadConfig } from '../../src/config/app-config';
 import { generateApiKey } from '../../src/crypto';
 import { TenantsService } from '../../src/tenants/tenants.service';

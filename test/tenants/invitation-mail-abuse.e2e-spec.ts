@@ -1,5 +1,5 @@
 import { ApplicationsService } from '../../src/applications/applications.service';
-import { permissionsFor } from '../../src/auth/permissions';
+import { permissionsFor } from '../../src/access/permissions';
 import { Clock } from '../../src/common/clock';
 import { decodeQuotedPrintable, smtpEnv, startSmtpServer, TestSmtpServer } from '../support/mail';
 import { expectProblem } from '../support/problems';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hashSecret } from '../../src/crypto';
-import { CanonicalEmails1763791500000 } from '../../src/database/migrations/1763791500000-canonical-emails';
+import { CanonicalEmails1763791500000 } from '../../src/migrations/1763791500000-canonical-emails';
 import { Mailer } from '../../src/tenants/invitations/mailer';
 import { CapturingMailer, secretOf } from '../support/mail';
 import { expectProblem } from '../support/problems';

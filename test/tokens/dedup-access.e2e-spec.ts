@@ -1,4 +1,4 @@
-import { MetricsService } from '../../src/health/metrics.service';
+import { MetricsService } from '../../src/metrics/metrics.service';
 import { expectProblem } from '../support/problems';
 import { TestContext, TestTenant } from '../support/test-app';
 import {

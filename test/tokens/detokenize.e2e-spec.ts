@@ -1,4 +1,4 @@
-import { Principal } from '../../src/auth/principal';
+import { Principal } from '../../src/access/principal';
 import { DetokenizeService } from '../../src/tokens/detokenize.service';
 import { statusOf } from '../support/problems';
 import { TestContext, TestTenant } from '../support/test-app';

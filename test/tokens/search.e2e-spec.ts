@@ -1,4 +1,4 @@
-import type { Permission } from '../../src/auth/permissions';
+import type { Permission } from '../../src/access/permissions';
 import { TestContext, TestTenant } from '../support/test-app';
 import { cardNumber, countTokens, rule, tokenApp, tokensApi, TokensApi } from '../support/token-factory';
 

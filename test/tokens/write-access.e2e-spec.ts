@@ -1,4 +1,4 @@
-import { BtBridge } from '../../src/sandbox/bt-bridge';
+import { BtBridge } from '../../src/sandbox-bridges/bt-bridge';
 import { statusOf } from '../support/problems';
 import { TestApplication, TestContext, TestTenant } from '../support/test-app';
 import {

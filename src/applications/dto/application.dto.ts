@@ -14,10 +14,10 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { TRANSFORMS, Transform } from '../../auth/access-rules';
+import { TRANSFORMS, Transform } from '../../access/access-rules';
 import { PageQueryDto, PaginationDto } from '../../common/pagination';
 import { ToArray } from '../../common/query';
-import { APPLICATION_TYPES, ApplicationType } from '../application.entity';
+import { APPLICATION_TYPES, ApplicationType } from '../../access/application-type';
 import { DisplayName } from '../../common/display-name';
 
 export class AccessRuleDto {

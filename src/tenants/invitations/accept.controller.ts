@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Public } from '../../auth/decorators';
+import { Public } from '../../access/decorators';
 import { ApiError } from '../../common/api-error';
 import { AcceptInvitationDto, AcceptedInvitationDto } from './dto/invitation.dto';
 import { ACCEPT_PAGE_CSP, acceptedPage, acceptForm, problemPage } from './accept-page';

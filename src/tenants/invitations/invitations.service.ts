@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Brackets, DataSource, EntityManager } from 'typeorm';
 import { ApplicationsService } from '../../applications/applications.service';
-import { Principal } from '../../auth/principal';
+import { Principal } from '../../access/principal';
 import { ApiError } from '../../common/api-error';
 import { Clock } from '../../common/clock';
 import { Page, pageOf, pageOffset } from '../../common/pagination';

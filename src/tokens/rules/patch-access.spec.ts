@@ -1,6 +1,6 @@
-import type { AccessRule } from '../../auth/access-rules';
-import type { Permission } from '../../auth/permissions';
-import type { Principal } from '../../auth/principal';
+import type { AccessRule } from '../../access/access-rules';
+import type { Permission } from '../../access/permissions';
+import type { Principal } from '../../access/principal';
 import type { TokenFields } from '../token-fields';
 import { defaultsFor } from './token-types';
 import { patchDenial } from './patch-access';

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { mayReveal, seesMoreIn, transformFor } from '../../auth/access';
-import type { Principal } from '../../auth/principal';
+import { mayReveal, seesMoreIn, transformFor } from '../../access/access';
+import type { Principal } from '../../access/principal';
 import type { TokenFields } from '../token-fields';
 
 /**

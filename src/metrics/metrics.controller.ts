@@ -1,6 +1,6 @@
 import { Controller, Get, Header, Headers, Inject } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { Public } from '../auth/decorators';
+import { Public } from '../access/decorators';
 import { ApiError } from '../common/api-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { carriesMetricsToken } from './metrics-access';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '../common/api-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { OutboundClient } from '../outbound';
-import type { HostHandler, JsonValue } from './sandbox.provider';
+import type { HostHandler, JsonValue } from '../sandbox/sandbox.provider';
 
 /** Outbound calls one run (a reaction, a transform) may make, and the response bytes they may bring back. */
 export const MAX_FETCHES_PER_RUN = 20;

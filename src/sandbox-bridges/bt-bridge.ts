@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { Permission } from '../auth/permissions';
-import { Principal } from '../auth/principal';
+import { Permission } from '../access/permissions';
+import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { validatePlain } from '../common/validation';
-import type { HostHandler, JsonValue } from './sandbox.provider';
+import type { HostHandler, JsonValue } from '../sandbox/sandbox.provider';
 import { ListTokensQueryDto } from '../tokens/dto/token.dto';
 import { TokenizeService } from '../tokens/tokenize.service';
 import { TokensService } from '../tokens/tokens.service';

@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { CARD_INSIGHTS } from '../../reactor-formulas/official/card-insights';
-import { CARD_NORMALIZER } from '../../reactor-formulas/official/card-normalizer';
+import { CARD_INSIGHTS } from '../reactor-formulas/official/card-insights';
+import { CARD_NORMALIZER } from '../reactor-formulas/official/card-normalizer';
 
 /** The official formulas every tenant sees from the start. The operator adds more with formula:create-official. */
 export class OfficialFormulas1763780460000 implements MigrationInterface {

@@ -1,4 +1,4 @@
-import type { ApplicationType } from '../applications/application.entity';
+import type { ApplicationType } from './application-type';
 import type { AccessRule } from './access-rules';
 import type { Permission } from './permissions';
 

@@ -1,4 +1,4 @@
-import type { ApplicationType } from '../applications/application.entity';
+import type { ApplicationType } from './application-type';
 import { DEFAULT_TRANSFORM, VISIBILITY } from './access';
 import type { AccessRule, Transform } from './access-rules';
 import { containerCovers, normalizeRuleContainer } from './containers';

@@ -1,4 +1,4 @@
-import type { ApplicationType } from '../applications/application.entity';
+import type { ApplicationType } from './application-type';
 
 /** Every permission and the application types that may hold it (spec §5, DESIGN §7). */
 export const PERMISSIONS = {

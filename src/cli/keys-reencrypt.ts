@@ -1,0 +1,20 @@
+import { ReencryptionService } from '../tokens/reencryption.service';
+import { Command, fail, out, parse, UsageError, withAppContext } from './kit';
+
+export const keysReencrypt: Command = {
+  usage: 'keys:reencrypt [--batch-size <n>]',
+  summary: "Move every token to its tenant's newest data key, in batches. Safe to interrupt and run again.",
+  run: (args, config) => {
+    const { values } = parse(args, { 'batch-size': { type: 'string' } });
+    const batchSize = values['batch-size'] === undefined ? 500 : Number(values['batch-size']);
+    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10000) {
+      throw new UsageError('--batch-size must be an integer from 1 to 10000');
+    }
+    return withAppContext(config, async (app) => {
+      const total = await app
+        .get(ReencryptionService)
+        .reencryptAll(batchSize, (p) => fail(`tenant ${p.tenantId}: ${p.reencrypted} token(s) re-encrypted`));
+      out(`Re-encrypted ${total} token(s).`);
+    });
+  },
+};

@@ -1,0 +1,18 @@
+import { TenantKeysService } from '../crypto/tenant-keys.service';
+import { Command, out, parse, UsageError, withAppContext } from './kit';
+
+export const keysRotateTenant: Command = {
+  usage: 'keys:rotate-tenant --tenant <tenant id>',
+  summary: 'Create a new data key for the tenant; new writes use it (run keys:reencrypt to move old tokens).',
+  run: (args, config) => {
+    const { values } = parse(args, { tenant: { type: 'string' } });
+    const tenantId = typeof values.tenant === 'string' ? values.tenant : '';
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(tenantId)) {
+      throw new UsageError('--tenant must be a tenant id (UUID)');
+    }
+    return withAppContext(config, async (app) => {
+      const version = await app.get(TenantKeysService).rotateDataKey(tenantId);
+      out(`Tenant ${tenantId} now writes with data key version ${version}.`);
+    });
+  },
+};
