@@ -34,7 +34,6 @@ const folders = (names) => `^src/(${names.join('|')})/`;
 /** Files of a resource other modules may import besides its module, services, entities and DTOs. */
 const PUBLIC = [
   'src/tokens/write-counter\\.ts$',
-  'src/auth/api-key\\.guard\\.ts$',
   // What the sandbox-bridges module is for: the host functions reactors and proxy transforms hand the sandbox.
   'src/sandbox-bridges/(bt|fetch)-bridge\\.ts$',
 ];

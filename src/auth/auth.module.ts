@@ -2,9 +2,11 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ApplicationsModule } from '../applications/applications.module';
 import { ApiKeyGuard } from './api-key.guard';
+import { Authenticator } from './authenticator.service';
 
 @Module({
   imports: [ApplicationsModule],
-  providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }],
+  providers: [Authenticator, { provide: APP_GUARD, useClass: ApiKeyGuard }],
+  exports: [Authenticator],
 })
 export class AuthModule {}

@@ -104,14 +104,28 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
     if ('cron' in job.when) {
       const cron = CronJob.from({ cronTime: job.when.cron, onTick: tick, start: true });
       this.registry.addCronJob(job.name, cron);
-      return () => this.registry.deleteCronJob(job.name);
+      return () => this.unregister('cron', job.name);
     }
     if ('everyMs' in job.when) {
       this.registry.addInterval(job.name, setInterval(tick, job.when.everyMs).unref());
-      return () => this.registry.deleteInterval(job.name);
+      return () => this.unregister('interval', job.name);
     }
     this.registry.addTimeout(job.name, setTimeout(tick, job.when.afterBootMs).unref());
-    return () => this.registry.deleteTimeout(job.name);
+    return () => this.unregister('timeout', job.name);
+  }
+
+  /** ScheduleModule may have cleared its registry on shutdown before this runs: remove only what is left. */
+  private unregister(type: 'cron' | 'interval' | 'timeout', name: string): void {
+    if (!this.registry.doesExist(type, name)) {
+      return;
+    }
+    if (type === 'cron') {
+      this.registry.deleteCronJob(name);
+    } else if (type === 'interval') {
+      this.registry.deleteInterval(name);
+    } else {
+      this.registry.deleteTimeout(name);
+    }
   }
 }
 

@@ -1,3 +1,4 @@
+import { AuthModule } from '../auth/auth.module';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationsModule } from '../applications/applications.module';
@@ -13,7 +14,13 @@ import { Proxy } from './proxy.entity';
 
 /** Configured proxies (/proxies) and the /proxy forwarder. */
 @Module({
-  imports: [TypeOrmModule.forFeature([Proxy]), ApplicationsModule, TokensModule, SandboxBridgesModule],
+  imports: [
+    TypeOrmModule.forFeature([Proxy]),
+    ApplicationsModule,
+    AuthModule,
+    TokensModule,
+    SandboxBridgesModule,
+  ],
   controllers: [ProxiesController, ProxyForwarderController],
   providers: [ProxiesService, ProxyCache, ProxyForwarder, ProxyTransforms],
   exports: [ProxiesService],

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApplicationsService } from '../applications/applications.service';
-import { API_KEY_HEADER } from '../auth/api-key.guard';
+import { Authenticator } from '../auth/authenticator.service';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { isChosenStatus, MAX_CHOSEN_STATUS, MIN_CHOSEN_STATUS } from '../common/limits';
@@ -55,6 +55,7 @@ export class ProxyForwarder {
     private readonly outbound: OutboundClient,
     private readonly transforms: ProxyTransforms,
     private readonly metrics: MetricsService,
+    private readonly authenticator: Authenticator,
   ) {}
 
   /** Sends the destination's answer on `res`, or throws for the caller to answer with a proxy_error. */
@@ -176,19 +177,9 @@ export class ProxyForwarder {
   }
 
   /** The authenticated caller, who needs token:use to invoke the proxy (spec §5). */
-  private async caller(req: Request): Promise<Principal> {
-    const key = req.headers[API_KEY_HEADER];
-    if (typeof key !== 'string' || key === '') {
-      throw ApiError.unauthorized();
-    }
-    const principal = await this.applications.authenticate(key);
-    if (principal === null) {
-      throw ApiError.unauthorized('The BT-API-KEY is not valid.');
-    }
-    if (!principal.permissions.has('token:use')) {
-      throw ApiError.forbidden('The application lacks the permission token:use.');
-    }
-    return principal;
+  /** The caller, authenticated as the guard does (the /proxy route itself is public). */
+  private caller(req: Request): Promise<Principal> {
+    return this.authenticator.authenticate(req.headers, ['token:use']);
   }
 
   private async detokenizedBody(

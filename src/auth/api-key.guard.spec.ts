@@ -1,0 +1,117 @@
+import { Controller, ExecutionContext, Get } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { IncomingHttpHeaders } from 'node:http';
+import { AuthenticatedRequest, Public, RequirePermission } from '../access/decorators';
+import type { Principal } from '../access/principal';
+import type { ApplicationsService } from '../applications/applications.service';
+import { ApiError } from '../common/api-error';
+import { ApiKeyGuard } from './api-key.guard';
+import { Authenticator } from './authenticator.service';
+
+@Controller()
+class Routes {
+  @Public()
+  @Get('open')
+  open(): void {}
+
+  @RequirePermission('token:create')
+  @Get('create')
+  create(): void {}
+
+  @RequirePermission('token:create', 'token:read')
+  @Get('both')
+  both(): void {}
+
+  @Get('any')
+  anyKey(): void {}
+}
+
+const PRIVATE_KEY = 'key_private';
+const MANAGEMENT_KEY = 'key_management';
+const principals: Record<string, Principal> = {
+  [PRIVATE_KEY]: {
+    tenantId: 't1',
+    applicationId: 'a1',
+    applicationType: 'private',
+    permissions: new Set(['token:create']),
+    rules: [],
+  },
+  [MANAGEMENT_KEY]: {
+    tenantId: 't1',
+    applicationId: 'a2',
+    applicationType: 'management',
+    permissions: new Set(['application:read']),
+    rules: [],
+  },
+};
+
+/** Only the one method the guard reaches: key lookup, as ApplicationsService answers it. */
+const applications = {
+  authenticate: (key: string) => Promise.resolve(principals[key] ?? null),
+} as unknown as ApplicationsService;
+
+const guard = new ApiKeyGuard(new Reflector(), new Authenticator(applications));
+
+function contextFor(
+  handler: keyof Routes,
+  headers: IncomingHttpHeaders,
+): [ExecutionContext, AuthenticatedRequest] {
+  const request = { headers } as AuthenticatedRequest;
+  const context = {
+    getHandler: () => Routes.prototype[handler],
+    getClass: () => Routes,
+    switchToHttp: () => ({ getRequest: () => request }),
+  } as unknown as ExecutionContext;
+  return [context, request];
+}
+
+async function refusal(handler: keyof Routes, headers: IncomingHttpHeaders): Promise<ApiError> {
+  const [context] = contextFor(handler, headers);
+  const error: unknown = await guard.canActivate(context).then(
+    () => null,
+    (err: unknown) => err,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+describe('ApiKeyGuard', () => {
+  it('lets a @Public() route through without a key and sets no principal', async () => {
+    const [context, request] = contextFor('open', {});
+    await expect(guard.canActivate(context)).resolves.toBe(true);
+    expect(request.principal).toBeUndefined();
+  });
+
+  it('answers 401 without a key, with an empty key, or with a key of the wrong type', async () => {
+    expect((await refusal('anyKey', {})).status).toBe(401);
+    expect((await refusal('anyKey', { 'bt-api-key': '' })).status).toBe(401);
+    expect((await refusal('anyKey', { 'bt-api-key': [PRIVATE_KEY, PRIVATE_KEY] })).status).toBe(401);
+  });
+
+  it('answers 401 naming an invalid key for one no application holds', async () => {
+    const error = await refusal('create', { 'bt-api-key': 'key_unknown' });
+    expect([error.status, error.detail]).toEqual([401, 'The BT-API-KEY is not valid.']);
+  });
+
+  it('answers 403 naming the permission an application lacks, whatever its type', async () => {
+    const management = await refusal('create', { 'bt-api-key': MANAGEMENT_KEY });
+    expect([management.status, management.detail]).toEqual([
+      403,
+      'The application lacks the permission token:create.',
+    ]);
+    const partial = await refusal('both', { 'bt-api-key': PRIVATE_KEY });
+    expect(partial.detail).toBe('The application lacks the permission token:read.');
+  });
+
+  it('sets the principal when the key is valid and holds every required permission', async () => {
+    const [context, request] = contextFor('create', { 'bt-api-key': PRIVATE_KEY });
+    await expect(guard.canActivate(context)).resolves.toBe(true);
+    expect(request.principal).toBe(principals[PRIVATE_KEY]);
+  });
+
+  it('needs only a valid key on a route that names no permission', async () => {
+    const [context, request] = contextFor('anyKey', { 'bt-api-key': MANAGEMENT_KEY });
+    await expect(guard.canActivate(context)).resolves.toBe(true);
+    expect(request.principal?.applicationId).toBe('a2');
+  });
+});
