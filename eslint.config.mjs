@@ -94,7 +94,7 @@ export default defineConfig(
   },
   {
     // Tests read supertest bodies (typed `any`) and pass jest mocks' methods around.
-    files: ['test/**/*.ts', '**/*.spec.ts', '**/*.e2e-spec.ts'],
+    files: ['test/**/*.ts', '**/*.spec.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

@@ -1,5 +1,16 @@
-/** Two projects: fast unit tests beside the source, e2e suites under test/ on a fresh database per file. */
+/**
+ * Three tiers, each its own project: `unit` (specs beside the source, no database), `service` (services
+ * called directly on a real database: test/**\/*.service-spec.ts) and `e2e` (the HTTP API on a real
+ * database: test/**\/*.e2e-spec.ts). The last two get a fresh database per file.
+ */
 const transform = { '^.+\\.ts$': ['@swc/jest'] };
+const onDatabase = {
+  testEnvironment: 'node',
+  transform,
+  roots: ['<rootDir>/test'],
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+};
 
 module.exports = {
   // A leaked handle must fail loudly in CI, not hang it until the time limit.
@@ -14,14 +25,7 @@ module.exports = {
       roots: ['<rootDir>/src'],
       testMatch: ['**/*.spec.ts'],
     },
-    {
-      displayName: 'e2e',
-      testEnvironment: 'node',
-      transform,
-      roots: ['<rootDir>/test'],
-      testMatch: ['**/*.e2e-spec.ts'],
-      globalSetup: '<rootDir>/test/support/global-setup.ts',
-      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-    },
+    { displayName: 'service', ...onDatabase, testMatch: ['**/*.service-spec.ts'] },
+    { displayName: 'e2e', ...onDatabase, testMatch: ['**/*.e2e-spec.ts'] },
   ],
 };
