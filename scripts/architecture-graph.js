@@ -27,6 +27,11 @@ const mermaid = execFileSync(
   { cwd: root, encoding: 'utf8' },
 );
 
+// Edges sorted, so the file changes only when a dependency between modules appears or goes.
+const lines = mermaid.trim().split('\n');
+const edges = lines.filter((line) => line.includes('-->')).sort();
+const graph = [...lines.filter((line) => !line.includes('-->')), ...edges].join('\n');
+
 const text = `# Architecture
 
 How the modules of \`src/\` depend on each other (an arrow points at what a module imports). Imports only
@@ -44,7 +49,7 @@ A resource's public surface is its \`*.module.ts\`, services, entities and DTOs,
 the config. There are no import cycles, type-only imports included. Regenerate with \`npm run graph\`.
 
 \`\`\`mermaid
-${mermaid.trim()}
+${graph}
 \`\`\`
 `;
 writeFileSync(out, text);

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { EntityManager } from 'typeorm';
 import { Principal } from '../access/principal';
 import { DATABASE_RUNTIME } from '../database/database-info.module';
-import { TtlMap } from '../common/ttl-map';
+import { PerReplicaCache } from '../common/per-replica-cache';
 import { ChangeChannel } from '../database/change-channel';
 import { DatabaseRuntime } from '../database/database';
 
@@ -18,7 +18,7 @@ const CHANNEL = 'tv_application_changed';
  */
 @Injectable()
 export class ApplicationCache implements OnModuleInit, OnModuleDestroy {
-  private readonly byHash = new TtlMap<Principal>(TTL_MS, MAX_ENTRIES);
+  private readonly byHash = new PerReplicaCache<Principal>(TTL_MS, MAX_ENTRIES);
   private readonly channel: ChangeChannel;
 
   constructor(@Inject(DATABASE_RUNTIME) database: DatabaseRuntime) {

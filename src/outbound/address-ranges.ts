@@ -1,4 +1,4 @@
-import { isIPv4, isIPv6 } from 'node:net';
+import ipaddr, { IPv4, IPv6 } from 'ipaddr.js';
 
 /** Why an address may not be a proxy destination. `null` from classifyAddress means publicly routable. */
 export type BlockedRange =
@@ -18,18 +18,12 @@ export type BlockedRange =
   | 'site-local';
 
 interface Cidr {
-  bytes: Uint8Array;
-  bits: number;
+  block: [IPv4 | IPv6, number];
   range: BlockedRange;
 }
 
 function cidr(text: string, range: BlockedRange): Cidr {
-  const [address, bits] = text.split('/');
-  const bytes = parseIp(address);
-  if (bytes === null) {
-    throw new Error(`bad CIDR in the range table: ${text}`);
-  }
-  return { bytes, bits: bits === undefined ? bytes.length * 8 : Number(bits), range };
+  return { block: ipaddr.parseCIDR(text), range };
 }
 
 // First match wins: the specific entries (metadata, broadcast) come before the ranges that contain them.
@@ -79,97 +73,83 @@ const IPV6_BLOCKED: Cidr[] = [
 
 // Everything outside 2000::/3 (global unicast) is unassigned or special; the embedded forms are handled first.
 const IPV6_GLOBAL_UNICAST = cidr('2000::/3', 'reserved');
-const IPV4_MAPPED = cidr('::ffff:0:0/96', 'reserved');
 const NAT64 = cidr('64:ff9b::/96', 'reserved');
 const SIX_TO_FOUR = cidr('2002::/16', 'reserved');
 const TEREDO = cidr('2001::/32', 'reserved');
 
-function parseIPv4(text: string): Uint8Array | null {
-  if (!isIPv4(text)) {
-    return null;
+/**
+ * A textual IP address as resolvers return it: canonical dotted IPv4 (ipaddr.js would also read 0x7f.1,
+ * 0177.0.0.1 or 2130706433, which no resolver returns, so those stay invalid) or any IPv6 form, without a
+ * zone index.
+ */
+function parseAddress(text: string): IPv4 | IPv6 | null {
+  if (ipaddr.IPv4.isValidFourPartDecimal(text)) {
+    return ipaddr.IPv4.parse(text);
   }
-  return Uint8Array.from(text.split('.').map(Number));
+  const hex = text.includes('%') ? null : withHexTail(text);
+  return hex !== null && ipaddr.IPv6.isValid(hex) ? ipaddr.IPv6.parse(hex) : null;
 }
 
-function parseIPv6(text: string): Uint8Array | null {
-  if (!isIPv6(text)) {
-    return null;
-  }
-  let groupsText = text;
+/**
+ * IPv6 text with a dotted IPv4 tail, rewritten with two hex groups. ipaddr.js reads every `::a.b.c.d` as the
+ * IPv4-mapped `::ffff:a.b.c.d`, which would let the deprecated IPv4-compatible form pass as the public IPv4
+ * address it embeds; the hex form is parsed exactly.
+ */
+function withHexTail(text: string): string | null {
   const lastColon = text.lastIndexOf(':');
   const tail = text.slice(lastColon + 1);
-  if (tail.includes('.')) {
-    const v4 = parseIPv4(tail);
-    if (v4 === null) {
-      return null;
-    }
-    groupsText = `${text.slice(0, lastColon + 1)}${((v4[0] << 8) | v4[1]).toString(16)}:${((v4[2] << 8) | v4[3]).toString(16)}`;
+  if (!tail.includes('.')) {
+    return text;
   }
-  const halves = groupsText.split('::');
-  const head = halves[0] === '' ? [] : halves[0].split(':');
-  const rest = halves.length === 2 ? (halves[1] === '' ? [] : halves[1].split(':')) : [];
-  const groups = [...head, ...Array<string>(8 - head.length - rest.length).fill('0'), ...rest];
-  if (groups.length !== 8) {
+  if (!ipaddr.IPv4.isValidFourPartDecimal(tail)) {
     return null;
   }
-  const bytes = new Uint8Array(16);
-  groups.forEach((group, i) => {
-    const value = parseInt(group, 16);
-    bytes[i * 2] = value >> 8;
-    bytes[i * 2 + 1] = value & 0xff;
-  });
-  return bytes;
+  const [a, b, c, d] = ipaddr.IPv4.parse(tail).octets;
+  return `${text.slice(0, lastColon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
 }
 
 /** The 4 or 16 bytes of a textual IP address (canonical dotted IPv4 or any IPv6 form), or null. */
 export function parseIp(text: string): Uint8Array | null {
-  return parseIPv4(text) ?? parseIPv6(text);
+  const address = parseAddress(text);
+  return address === null ? null : Uint8Array.from(address.toByteArray());
 }
 
-function inCidr(bytes: Uint8Array, block: Cidr): boolean {
-  if (bytes.length !== block.bytes.length) {
-    return false;
-  }
-  const whole = block.bits >> 3;
-  for (let i = 0; i < whole; i++) {
-    if (bytes[i] !== block.bytes[i]) {
-      return false;
-    }
-  }
-  const rest = block.bits & 7;
-  if (rest === 0) {
-    return true;
-  }
-  const mask = (0xff << (8 - rest)) & 0xff;
-  return (bytes[whole] & mask) === (block.bytes[whole] & mask);
+function inCidr(address: IPv4 | IPv6, { block }: Cidr): boolean {
+  return address.kind() === block[0].kind() && address.match(block);
 }
 
-function classifyIPv4(bytes: Uint8Array): BlockedRange | null {
-  return IPV4_BLOCKED.find((block) => inCidr(bytes, block))?.range ?? null;
+function ipv4At(bytes: number[]): IPv4 {
+  return new ipaddr.IPv4(bytes);
 }
 
-function classifyIPv6(bytes: Uint8Array): BlockedRange | null {
+function classifyIPv4(address: IPv4): BlockedRange | null {
+  return IPV4_BLOCKED.find((block) => inCidr(address, block))?.range ?? null;
+}
+
+function classifyIPv6(address: IPv6): BlockedRange | null {
+  const bytes = address.toByteArray();
   // IPv6 forms that carry an IPv4 address are judged by that address (the OS or a translator reaches it).
-  if (inCidr(bytes, IPV4_MAPPED) || inCidr(bytes, NAT64)) {
-    return classifyIPv4(bytes.subarray(12, 16));
+  // ipaddr.js reads the mapped form; NAT64, 6to4 and Teredo embed it where it names no range for.
+  if (address.isIPv4MappedAddress() || inCidr(address, NAT64)) {
+    return classifyIPv4(ipv4At(bytes.slice(12, 16)));
   }
-  if (inCidr(bytes, SIX_TO_FOUR)) {
-    return classifyIPv4(bytes.subarray(2, 6));
+  if (inCidr(address, SIX_TO_FOUR)) {
+    return classifyIPv4(ipv4At(bytes.slice(2, 6)));
   }
-  if (inCidr(bytes, TEREDO)) {
+  if (inCidr(address, TEREDO)) {
     // Server address in clear, client address inverted; either may point inside. Teredo is refused anyway.
-    const client = bytes.subarray(12, 16).map((b) => b ^ 0xff);
-    return classifyIPv4(bytes.subarray(4, 8)) ?? classifyIPv4(client) ?? 'reserved';
+    const client = ipv4At(bytes.slice(12, 16).map((b) => b ^ 0xff));
+    return classifyIPv4(ipv4At(bytes.slice(4, 8))) ?? classifyIPv4(client) ?? 'reserved';
   }
-  const blocked = IPV6_BLOCKED.find((block) => inCidr(bytes, block))?.range;
+  const blocked = IPV6_BLOCKED.find((block) => inCidr(address, block))?.range;
   if (blocked !== undefined) {
     return blocked;
   }
-  if (bytes.subarray(0, 12).every((b) => b === 0)) {
+  if (bytes.slice(0, 12).every((b) => b === 0)) {
     // Deprecated IPv4-compatible form (::a.b.c.d): name the embedded range when it has one.
-    return classifyIPv4(bytes.subarray(12, 16)) ?? 'reserved';
+    return classifyIPv4(ipv4At(bytes.slice(12, 16))) ?? 'reserved';
   }
-  return inCidr(bytes, IPV6_GLOBAL_UNICAST) ? null : 'reserved';
+  return inCidr(address, IPV6_GLOBAL_UNICAST) ? null : 'reserved';
 }
 
 /**
@@ -181,9 +161,9 @@ export function classifyAddress(address: string): BlockedRange | null {
   if (address.includes('%')) {
     return 'link-local';
   }
-  const bytes = parseIp(address);
-  if (bytes === null) {
+  const parsed = parseAddress(address);
+  if (parsed === null) {
     return 'invalid';
   }
-  return bytes.length === 4 ? classifyIPv4(bytes) : classifyIPv6(bytes);
+  return parsed.kind() === 'ipv4' ? classifyIPv4(parsed as IPv4) : classifyIPv6(parsed as IPv6);
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { TtlMap } from '../common/ttl-map';
+import { PerReplicaCache } from '../common/per-replica-cache';
 import { ChangeChannel } from '../database/change-channel';
 import { DATABASE_RUNTIME } from '../database/database-info.module';
 import { DatabaseRuntime } from '../database/database';
@@ -17,7 +17,7 @@ const CHANNEL = 'tv_proxy_changed';
  */
 @Injectable()
 export class ProxyCache implements OnModuleInit, OnModuleDestroy {
-  private readonly byHash = new TtlMap<LoadedProxy>(TTL_MS, MAX_ENTRIES);
+  private readonly byHash = new PerReplicaCache<LoadedProxy>(TTL_MS, MAX_ENTRIES);
   private readonly channel: ChangeChannel;
 
   constructor(@Inject(DATABASE_RUNTIME) database: DatabaseRuntime) {

@@ -9,6 +9,8 @@ const NAME_CHAR = /[\p{L}\p{N}_$-]/u;
 /**
  * Parses the JSONPath subset the vault supports: `$`, `.name`, `['name']` / `["name"]` and `[index]`, nested.
  * Wildcards, recursive descent, slices, unions and filter expressions are rejected (they can match many values).
+ * Hand-written on purpose rather than a JSONPath library: the subset is small, refusing the rest is the point,
+ * and the popular JSONPath library has had code-execution advisories through its filter expressions.
  * Messages give positions, never the path text, since a path argument may come from data.
  */
 export function parseJsonPath(path: string): JsonPathSegment[] {
