@@ -1,9 +1,10 @@
 import type { ApplicationType } from '../access/application-type';
-import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { AccessRule } from '../access/access-rules';
+import { Audited } from '../database/audited';
 
 @Entity('applications')
-export class Application {
+export class Application extends Audited {
   @PrimaryColumn('uuid', { name: 'tenant_id' })
   tenantId: string;
 
@@ -26,16 +27,4 @@ export class Application {
   @Index({ unique: true })
   @Column('text', { name: 'key_hash' })
   keyHash: string;
-
-  @Column('uuid', { name: 'created_by', nullable: true })
-  createdBy: string | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @Column('uuid', { name: 'modified_by', nullable: true })
-  modifiedBy: string | null;
-
-  @Column('timestamptz', { name: 'modified_at', nullable: true })
-  modifiedAt: Date | null;
 }

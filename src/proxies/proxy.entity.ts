@@ -1,8 +1,9 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Audited } from '../database/audited';
 
 /** A configured proxy. `key` and `configuration` are sealed (see the migration); `keyHash` routes requests. */
 @Entity('proxies')
-export class Proxy {
+export class Proxy extends Audited {
   @PrimaryColumn('uuid', { name: 'tenant_id' })
   tenantId: string;
 
@@ -35,16 +36,4 @@ export class Proxy {
 
   @Column('boolean', { name: 'require_auth' })
   requireAuth: boolean;
-
-  @Column('uuid', { name: 'created_by', nullable: true })
-  createdBy: string | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @Column('uuid', { name: 'modified_by', nullable: true })
-  modifiedBy: string | null;
-
-  @Column('timestamptz', { name: 'modified_at', nullable: true })
-  modifiedAt: Date | null;
 }

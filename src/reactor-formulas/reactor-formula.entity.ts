@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Audited } from '../database/audited';
 
 export const FORMULA_TYPES = ['official', 'private'] as const;
 export type FormulaType = (typeof FORMULA_TYPES)[number];
@@ -22,7 +23,7 @@ export interface FormulaRequestParameter {
 
 /** A stored code template: official ones (no tenant) come from the operator, private ones from a tenant. */
 @Entity('reactor_formulas')
-export class ReactorFormula {
+export class ReactorFormula extends Audited {
   @PrimaryColumn('uuid')
   id: string;
 
@@ -53,16 +54,4 @@ export class ReactorFormula {
 
   @Column('jsonb', { name: 'request_parameters' })
   requestParameters: FormulaRequestParameter[];
-
-  @Column('uuid', { name: 'created_by', nullable: true })
-  createdBy: string | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @Column('uuid', { name: 'modified_by', nullable: true })
-  modifiedBy: string | null;
-
-  @Column('timestamptz', { name: 'modified_at', nullable: true })
-  modifiedAt: Date | null;
 }

@@ -1,8 +1,9 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Audited } from '../database/audited';
 
 /** A configured instance of a formula. `configuration` is sealed JSON (it holds partners' API keys). */
 @Entity('reactors')
-export class Reactor {
+export class Reactor extends Audited {
   @PrimaryColumn('uuid', { name: 'tenant_id' })
   tenantId: string;
 
@@ -20,16 +21,4 @@ export class Reactor {
 
   @Column('bytea')
   configuration: Buffer;
-
-  @Column('uuid', { name: 'created_by', nullable: true })
-  createdBy: string | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @Column('uuid', { name: 'modified_by', nullable: true })
-  modifiedBy: string | null;
-
-  @Column('timestamptz', { name: 'modified_at', nullable: true })
-  modifiedAt: Date | null;
 }

@@ -1,11 +1,12 @@
-import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { User } from './user.entity';
+import { Audited } from '../database/audited';
 
 export const MEMBER_ROLES = ['OWNER', 'ADMIN', 'READ_ONLY'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
 
 @Entity('tenant_members')
-export class TenantMember {
+export class TenantMember extends Audited {
   @PrimaryColumn('uuid', { name: 'tenant_id' })
   tenantId: string;
 
@@ -21,16 +22,4 @@ export class TenantMember {
 
   @Column('text')
   role: MemberRole;
-
-  @Column('uuid', { name: 'created_by', nullable: true })
-  createdBy: string | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @Column('uuid', { name: 'modified_by', nullable: true })
-  modifiedBy: string | null;
-
-  @Column('timestamptz', { name: 'modified_at', nullable: true })
-  modifiedAt: Date | null;
 }

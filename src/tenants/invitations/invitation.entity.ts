@@ -1,10 +1,11 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Audited } from '../../database/audited';
 
 export const INVITATION_STATUSES = ['PENDING', 'EXPIRED'] as const;
 export type InvitationStatus = (typeof INVITATION_STATUSES)[number];
 
 @Entity('tenant_invitations')
-export class Invitation {
+export class Invitation extends Audited {
   @PrimaryColumn('uuid', { name: 'tenant_id' })
   tenantId: string;
 
@@ -24,18 +25,6 @@ export class Invitation {
 
   @Column('timestamptz', { name: 'expires_at' })
   expiresAt: Date;
-
-  @Column('uuid', { name: 'created_by', nullable: true })
-  createdBy: string | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @Column('uuid', { name: 'modified_by', nullable: true })
-  modifiedBy: string | null;
-
-  @Column('timestamptz', { name: 'modified_at', nullable: true })
-  modifiedAt: Date | null;
 }
 
 export function statusAt(invitation: Invitation, now: Date): InvitationStatus {
