@@ -14,6 +14,7 @@ import { ConfigModule } from './config/config.module';
 import { CryptoModule } from './crypto/crypto.module';
 import { DatabaseRuntime } from './database/database';
 import { DatabaseInfoModule } from './database/database-info.module';
+import { TransactionsModule } from './database/transactions';
 import { ExpressionsModule } from './expressions';
 import { HealthModule } from './health/health.module';
 import { JobsModule } from './jobs/jobs.module';
@@ -50,6 +51,7 @@ export class AppModule {
         TypeOrmModule.forRoot({ ...database.options, ...SCHEMA, retryAttempts: 20, retryDelay: 250 }),
         ScheduleModule.forRoot(),
         ClockModule,
+        TransactionsModule,
         CryptoModule,
         ExpressionsModule,
         OutboundModule.forRoot(outbound),

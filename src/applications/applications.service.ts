@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { EntityManager, In, Repository } from 'typeorm';
+import { In, Repository } from 'typeorm';
 import { AccessRule } from '../access/access-rules';
 import { isPermission, Permission, permissionAllowedFor, TOKEN_PERMISSIONS } from '../access/permissions';
 import { Grants, ungrantable } from '../access/grants';
@@ -21,6 +21,7 @@ import {
   UpdateApplicationDto,
 } from './dto/application.dto';
 import { Clock } from '../common/clock';
+import { Transactions } from '../database/transactions';
 
 export interface NewApplication {
   name: string;
@@ -37,6 +38,7 @@ export class ApplicationsService {
     @InjectRepository(Application) private readonly applications: Repository<Application>,
     private readonly cache: ApplicationCache,
     private readonly clock: Clock,
+    private readonly transactions: Transactions,
   ) {}
 
   /** Resolves an API key to its application; null when unknown (or regenerated). */
@@ -75,13 +77,16 @@ export class ApplicationsService {
     return principal;
   }
 
-  /** Inserts an application and returns its key once: used by tenant creation (in its transaction) and by create. */
+  /**
+   * Inserts an application and returns its key once: used by create and by tenant creation (joining that
+   * transaction through Transactions).
+   */
   async insert(
-    manager: EntityManager,
     tenantId: string,
     input: NewApplication,
     createdBy: string | null,
   ): Promise<{ application: Application; key: string }> {
+    const manager = this.transactions.manager;
     const key = input.key ?? generateApiKey();
     const application = manager.create(Application, {
       tenantId,
@@ -103,7 +108,6 @@ export class ApplicationsService {
     const { permissions, rules } = checkGrants(dto.type, dto.permissions ?? [], dto.rules ?? []);
     requireGrantable(principal, { type: dto.type, permissions, rules }, 'grant');
     const { application, key } = await this.insert(
-      this.applications.manager,
       principal.tenantId,
       { name: dto.name, type: dto.type, permissions, rules },
       principal.applicationId,

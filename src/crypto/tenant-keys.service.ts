@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { createSecretKey, KeyObject } from 'node:crypto';
 import { EntityManager, Repository } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Transactions } from '../database/transactions';
 import { Keyring } from './keyring';
 import { loadOrCreateDevMasterKey, parseMasterKeys } from './master-keys';
 import { randomKey } from './secrets';
@@ -31,6 +32,7 @@ export class TenantKeysService implements OnModuleInit {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectRepository(TenantKey) private readonly keys: Repository<TenantKey>,
+    private readonly transactions: Transactions,
   ) {}
 
   /** Loads the master keys, then refuses to boot unless they open every tenant key in the database. */
@@ -106,10 +108,10 @@ export class TenantKeysService implements OnModuleInit {
     return this.keyring;
   }
 
-  /** Creates version 1 of the tenant's data and HMAC keys inside the tenant-creation transaction. */
-  async createTenantKeys(manager: EntityManager, tenantId: string): Promise<void> {
+  /** Creates version 1 of the tenant's data and HMAC keys (in the tenant-creation transaction, when open). */
+  async createTenantKeys(tenantId: string): Promise<void> {
     for (const kind of ['data', 'hmac'] as const) {
-      await this.insertKey(manager, tenantId, kind, 1);
+      await this.insertKey(this.transactions.manager, tenantId, kind, 1);
     }
   }
 

@@ -1,17 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, Repository } from 'typeorm';
+import { In, Repository } from 'typeorm';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { Page, pageOf, pageOffset } from '../common/pagination';
 import { ListMembersQueryDto, MAX_MEMBER_PAGE_SIZE, MemberDto } from './dto/member.dto';
 import { TenantMember } from './tenant-member.entity';
 import { User } from './user.entity';
+import { Transactions } from '../database/transactions';
 
 @Injectable()
 export class MembersService {
-  constructor(@InjectRepository(TenantMember) private readonly members: Repository<TenantMember>) {}
+  constructor(
+    @InjectRepository(TenantMember) private readonly members: Repository<TenantMember>,
+    private readonly transactions: Transactions,
+  ) {}
 
   async list(principal: Principal, query: ListMembersQueryDto): Promise<Page<MemberDto>> {
     if (query.size > MAX_MEMBER_PAGE_SIZE) {
@@ -45,54 +49,56 @@ export class MembersService {
     }
     await this.members.delete({ tenantId: principal.tenantId, id });
   }
-}
 
-/**
- * The user with this e-mail (created when new, names filled when missing) made an ADMIN of the tenant.
- * `email` is canonical (canonicalEmail); the user is found by that exact address, byte for byte.
- */
-export async function addMember(
-  manager: EntityManager,
-  tenantId: string,
-  person: { email: string; firstName: string; lastName: string },
-  createdBy: string | null,
-): Promise<TenantMember> {
-  let user = await manager.findOne(User, { where: { email: person.email } });
-  if (user === null) {
-    user = manager.create(User, {
+  /**
+   * The user with this e-mail (created when new, names filled when missing) made an ADMIN of the tenant.
+   * `email` is canonical (canonicalEmail); the user is found by that exact address, byte for byte. Joins
+   * the caller's transaction (database/transactions.ts): accepting an invitation is all or nothing.
+   */
+  async addMember(
+    tenantId: string,
+    person: { email: string; firstName: string; lastName: string },
+    createdBy: string | null,
+  ): Promise<TenantMember> {
+    const manager = this.transactions.manager;
+    let user = await manager.findOne(User, { where: { email: person.email } });
+    if (user === null) {
+      user = manager.create(User, {
+        id: randomUUID(),
+        email: person.email,
+        firstName: person.firstName,
+        lastName: person.lastName,
+        picture: null,
+      });
+      await manager.insert(User, user);
+    } else if (user.firstName === null && user.lastName === null) {
+      await manager.update(User, { id: user.id }, { firstName: person.firstName, lastName: person.lastName });
+    }
+    const member = {
+      tenantId,
       id: randomUUID(),
-      email: person.email,
-      firstName: person.firstName,
-      lastName: person.lastName,
-      picture: null,
+      userId: user.id,
+      role: 'ADMIN' as const,
+      createdBy,
+      modifiedBy: null,
+      modifiedAt: null,
+    };
+    await manager.insert(TenantMember, member);
+    return manager.findOneOrFail(TenantMember, {
+      where: { tenantId, id: member.id },
+      relations: { user: true },
     });
-    await manager.insert(User, user);
-  } else if (user.firstName === null && user.lastName === null) {
-    await manager.update(User, { id: user.id }, { firstName: person.firstName, lastName: person.lastName });
   }
-  const member = {
-    tenantId,
-    id: randomUUID(),
-    userId: user.id,
-    role: 'ADMIN' as const,
-    createdBy,
-    modifiedBy: null,
-    modifiedAt: null,
-  };
-  await manager.insert(TenantMember, member);
-  return manager.findOneOrFail(TenantMember, {
-    where: { tenantId, id: member.id },
-    relations: { user: true },
-  });
-}
 
-/** True when someone with this exact (canonical) e-mail is already a member of the tenant. */
-export async function isMember(manager: EntityManager, tenantId: string, email: string): Promise<boolean> {
-  const rows: unknown[] = await manager.query(
-    'SELECT 1 FROM tenant_members m JOIN users u ON u.id = m.user_id WHERE m.tenant_id = $1 AND u.email = $2',
-    [tenantId, email],
-  );
-  return rows.length > 0;
+  /** True when someone with this exact (canonical) e-mail is already a member of the tenant. */
+  async isMember(tenantId: string, email: string): Promise<boolean> {
+    const manager = this.transactions.manager;
+    const rows: unknown[] = await manager.query(
+      'SELECT 1 FROM tenant_members m JOIN users u ON u.id = m.user_id WHERE m.tenant_id = $1 AND u.email = $2',
+      [tenantId, email],
+    );
+    return rows.length > 0;
+  }
 }
 
 export function toMemberDto(m: TenantMember): MemberDto {

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
 import { Application } from '../applications/application.entity';
 import { ApplicationsService } from '../applications/applications.service';
 import { permissionsFor } from '../access/permissions';
@@ -12,6 +10,7 @@ import { canonicalEmail, emailRefusal } from './email';
 import { TenantMember } from './tenant-member.entity';
 import { Tenant } from './tenant.entity';
 import { User } from './user.entity';
+import { Transactions } from '../database/transactions';
 
 export interface CreatedTenant {
   tenant: Tenant;
@@ -23,14 +22,14 @@ export interface CreatedTenant {
 @Injectable()
 export class TenantsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly applications: ApplicationsService,
     private readonly tenantKeys: TenantKeysService,
   ) {}
 
   /** Tenant, its OWNER member, its keys and a management application: all or nothing. */
   async createTenant(name: string, ownerEmail: string, key?: string): Promise<CreatedTenant> {
-    return this.dataSource.transaction((manager) => this.createIn(manager, name, ownerEmail, key));
+    return this.transactions.run(() => this.createIn(name, ownerEmail, key));
   }
 
   /**
@@ -38,21 +37,19 @@ export class TenantsService {
    * boot together create it once. Returns null when a tenant already exists.
    */
   async bootstrap(key?: string): Promise<CreatedTenant | null> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.transactions.run(async () => {
+      const manager = this.transactions.manager;
       await manager.query("SELECT pg_advisory_xact_lock(hashtext('token-vault:bootstrap'))");
       if ((await manager.count(Tenant)) > 0) {
         return null;
       }
-      return this.createIn(manager, 'Default', 'owner@token-vault.local', key);
+      return this.createIn('Default', 'owner@token-vault.local', key);
     });
   }
 
-  private async createIn(
-    manager: EntityManager,
-    name: string,
-    ownerEmail: string,
-    key?: string,
-  ): Promise<CreatedTenant> {
+  /** Inside the caller's transaction: every module writes through it (database/transactions.ts). */
+  private async createIn(name: string, ownerEmail: string, key?: string): Promise<CreatedTenant> {
+    const manager = this.transactions.manager;
     const email = canonicalEmail(ownerEmail);
     const refusal = emailRefusal(email);
     if (refusal !== null) {
@@ -80,9 +77,8 @@ export class TenantsService {
       modifiedBy: null,
       modifiedAt: null,
     });
-    await this.tenantKeys.createTenantKeys(manager, tenant.id);
+    await this.tenantKeys.createTenantKeys(tenant.id);
     const { application, key: issued } = await this.applications.insert(
-      manager,
       tenant.id,
       {
         name: 'Management',

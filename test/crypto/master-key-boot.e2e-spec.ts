@@ -5,6 +5,7 @@ import { getRepositoryToken } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { MasterKeysMismatchError, TenantKeysService } from '../../src/crypto/tenant-keys.service';
 import { TenantKey } from '../../src/crypto/tenant-key.entity';
+import { Transactions } from '../../src/database/transactions';
 import { ensureBuild, freePort, spawnServer, waitForOutput } from '../support/spawned-server';
 import { TEST_MASTER_KEYS, TestContext } from '../support/test-app';
 
@@ -21,6 +22,7 @@ describe('master keys that cannot open the tenant keys', () => {
     const service = new TenantKeysService(
       { ...ctx.config, masterKeys },
       ctx.get<Repository<TenantKey>>(getRepositoryToken(TenantKey)),
+      ctx.get(Transactions),
     );
     await service.onModuleInit();
     return service;

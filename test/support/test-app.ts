@@ -113,7 +113,6 @@ export class TestContext {
     rules: AccessRule[] = [],
   ): Promise<TestApplication> {
     const { application, key } = await this.get(ApplicationsService).insert(
-      this.dataSource.manager,
       tenant.tenantId,
       { name: `${type} app`, type, permissions, rules },
       null,

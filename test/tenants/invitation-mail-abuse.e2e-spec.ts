@@ -96,7 +96,6 @@ describe('invitation e-mails through a real SMTP server: throttled, names inert'
   it('writes tenant and application names as one inert line: no CR/LF, no clickable URL', async () => {
     const tenant = await ctx.newTenant('Pay.evil.example');
     const { application, key } = await ctx.get(ApplicationsService).insert(
-      ctx.dataSource.manager,
       tenant.tenantId,
       {
         name: 'Security team\r\n\r\nYour account is locked: https://evil.example/login\u202Emoc.knab',

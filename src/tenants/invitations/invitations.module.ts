@@ -1,3 +1,4 @@
+import { TenantsModule } from '../tenants.module';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationsModule } from '../../applications/applications.module';
@@ -11,7 +12,7 @@ import { InvitationsService } from './invitations.service';
 import { Mailer, mailerFor } from './mailer';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Invitation]), ApplicationsModule],
+  imports: [TypeOrmModule.forFeature([Invitation]), ApplicationsModule, TenantsModule],
   controllers: [InvitationsController, AcceptController],
   providers: [
     InvitationsService,

@@ -10,13 +10,14 @@ import { Page, pageOf, pageOffset } from '../../common/pagination';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { base58Fixed, hashSecret } from '../../crypto';
 import { canonicalEmail, emailRefusal, isCanonicalEmail } from '../email';
-import { addMember, isMember, toMemberDto } from '../members.service';
+import { MembersService, toMemberDto } from '../members.service';
 import { Tenant } from '../tenant.entity';
 import { AcceptedInvitationDto, InvitationDto, ListInvitationsQueryDto } from './dto/invitation.dto';
 import { Invitation, statusAt } from './invitation.entity';
 import { invitationMail } from './invitation-mail';
 import { InvitationMailThrottle } from './invitation-mail-throttle';
 import { Mailer } from './mailer';
+import { Transactions } from '../../database/transactions';
 
 export const INVITATION_LIFETIME_MS = 72 * 60 * 60 * 1000;
 const SECRET_BYTES = 32;
@@ -40,6 +41,8 @@ export class InvitationsService {
     private readonly mailThrottle: InvitationMailThrottle,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly transactions: Transactions,
+    private readonly members: MembersService,
   ) {}
 
   /** `given` is stored and mailed in its canonical form (see tenants/email.ts); other forms are 400. */
@@ -51,8 +54,9 @@ export class InvitationsService {
     }
     const now = this.clock.now();
     const secret = newSecret();
-    const invitation = await this.dataSource.transaction(async (manager) => {
-      if (await isMember(manager, principal.tenantId, email)) {
+    const invitation = await this.transactions.run(async () => {
+      const manager = this.transactions.manager;
+      if (await this.members.isMember(principal.tenantId, email)) {
         throw ApiError.conflict('This address belongs to a member of the tenant already.');
       }
       const existing = await this.findByEmail(manager, principal.tenantId, email);
@@ -176,7 +180,8 @@ export class InvitationsService {
   /** Creates (or reuses) the user, makes them an ADMIN member and consumes the invitation, all at once. */
   async accept(secret: string, firstName: string, lastName: string): Promise<AcceptedInvitationDto> {
     const now = this.clock.now();
-    const member = await this.dataSource.transaction(async (manager) => {
+    const member = await this.transactions.run(async () => {
+      const manager = this.transactions.manager;
       const invitation = await manager
         .createQueryBuilder(Invitation, 'i')
         .setLock('pessimistic_write')
@@ -191,11 +196,10 @@ export class InvitationsService {
         throw new ApiError(410, EXPIRED_LINK);
       }
       await manager.delete(Invitation, { tenantId: invitation.tenantId, id: invitation.id });
-      if (await isMember(manager, invitation.tenantId, invitation.email)) {
+      if (await this.members.isMember(invitation.tenantId, invitation.email)) {
         throw ApiError.conflict('This address belongs to a member of the tenant already.');
       }
-      return addMember(
-        manager,
+      return this.members.addMember(
         invitation.tenantId,
         { email: invitation.email, firstName, lastName },
         invitation.createdBy,
