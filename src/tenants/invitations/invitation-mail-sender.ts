@@ -25,7 +25,7 @@ export const MAIL_POLL_MS = 15_000;
 const MAIL_POLL_BACKOFF: BackoffOptions = { initialMs: MAIL_POLL_MS, maxMs: 5 * 60_000 };
 /** How long a create or resend waits for its e-mail before answering "pending". */
 const REQUEST_WAIT_MS = 3_000;
-const BATCH = 20;
+const SHUTDOWN_WAIT_MS = 5_000;
 
 interface Claimed {
   id: string;
@@ -33,6 +33,16 @@ interface Claimed {
   invitation_id: string;
   secret: Buffer | null;
   attempts: number;
+}
+
+/** Settles when `work` does or after `ms`, whichever is first; `work` must not reject. */
+async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const elapsed = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms).unref();
+  });
+  await Promise.race([work, elapsed]);
+  clearTimeout(timer);
 }
 
 /** Why sending failed, safe to store and show: nodemailer's code and the SMTP reply code, never the text. */
@@ -76,13 +86,17 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
     }
   }
 
-  /** Before the database closes: no new look, and the attempts under way record their outcome. */
+  /**
+   * Before the database closes: no new look, and attempts under way get a few seconds to record their
+   * outcome. One stuck on an unreachable mail server does not hold up the shutdown: its claim lapses and
+   * the e-mail is tried again.
+   */
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     if (this.poll !== null) {
       clearTimeout(this.poll);
     }
-    await Promise.all([...this.inFlight]);
+    await waitAtMost(Promise.all([...this.inFlight]), SHUTDOWN_WAIT_MS);
   }
 
   /**
@@ -90,38 +104,34 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
    * REQUEST_WAIT_MS, so the usual answer already says "sent"; a slower attempt finishes in the background.
    */
   async sendSoon(id: string): Promise<void> {
-    const attempt = this.track('invitation e-mail', () => this.deliver(id));
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, REQUEST_WAIT_MS).unref();
-    });
-    await Promise.race([attempt, waited]);
-    clearTimeout(timer);
+    await waitAtMost(
+      this.track('invitation e-mail', () => this.deliver(id)),
+      REQUEST_WAIT_MS,
+    );
   }
 
-  /** One look: every due e-mail, claimed a batch at a time. How many were attempted here. */
+  /**
+   * One look: every due e-mail, claimed one at a time so each lease only has to outlast one SMTP attempt.
+   * How many were attempted here.
+   */
   async deliverDue(): Promise<number> {
     let attempted = 0;
-    for (;;) {
-      const claimed = await this.claim(null);
-      for (const row of claimed) {
-        await this.attempt(row);
-      }
-      attempted += claimed.length;
-      if (claimed.length < BATCH) {
-        return attempted;
-      }
+    for (let row = await this.claim(null); row !== null; row = await this.claim(null)) {
+      await this.attempt(row);
+      attempted++;
     }
+    return attempted;
   }
 
   private async deliver(id: string): Promise<void> {
-    for (const row of await this.claim(id)) {
+    const row = await this.claim(id);
+    if (row !== null) {
       await this.attempt(row);
     }
   }
 
-  /** Due e-mails (or e-mail `id` if due), each counted as an attempt and leased to this process. */
-  private async claim(id: string | null): Promise<Claimed[]> {
+  /** The oldest due e-mail (or e-mail `id` if due), counted as an attempt and leased to this process. */
+  private async claim(id: string | null): Promise<Claimed | null> {
     const now = this.clock.now();
     // An UPDATE answers [rows, count] through TypeORM's PostgreSQL driver.
     const [rows] = await this.dataSource.query<[Claimed[], number]>(
@@ -130,12 +140,12 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
         WHERE o.id IN (SELECT id FROM invitation_outbox
                         WHERE status = 'pending' AND next_attempt_at <= $1 AND ($3::uuid IS NULL OR id = $3)
                         ORDER BY next_attempt_at
-                        LIMIT $4
+                        LIMIT 1
                           FOR UPDATE SKIP LOCKED)
         RETURNING o.id, o.tenant_id, o.invitation_id, o.secret, o.attempts`,
-      [now, new Date(now.getTime() + MAIL_CLAIM_LEASE_MS), id, BATCH],
+      [now, new Date(now.getTime() + MAIL_CLAIM_LEASE_MS), id],
     );
-    return rows;
+    return rows[0] ?? null;
   }
 
   private async attempt(row: Claimed): Promise<void> {
