@@ -5,6 +5,7 @@ import { Proxy } from './proxies/proxy.entity';
 import { Reactor } from './reactors/reactor.entity';
 import { TenantKey } from './crypto/tenant-key.entity';
 import { Invitation } from './tenants/invitations/invitation.entity';
+import { InvitationMail } from './tenants/invitations/invitation-mail.entity';
 import { TenantMember } from './tenants/tenant-member.entity';
 import { Tenant } from './tenants/tenant.entity';
 import { User } from './tenants/user.entity';
@@ -20,6 +21,7 @@ export const ENTITIES = [
   ReactorFormula,
   Reactor,
   Invitation,
+  InvitationMail,
   Proxy,
 ];
 

@@ -50,8 +50,9 @@ describe('invitation e-mail through a real SMTP server', () => {
       .set('BT-API-KEY', tenant.key)
       .send({ email: 'later@example.com' });
     expect(res.status).toBe(201);
+    expect(res.body.delivery).toEqual(expect.objectContaining({ status: 'pending', attempts: 1 }));
     expect(smtp.received).toHaveLength(before);
-    expect(ctx.logs.some((l) => l.includes('invitation e-mail could not be sent'))).toBe(true);
+    expect(ctx.logs.some((l) => l.includes('invitation e-mail not sent; will retry'))).toBe(true);
     expect(
       (await ctx.http.get(`/tenants/self/invitations/${res.body.id}`).set('BT-API-KEY', tenant.key)).body
         .status,
@@ -61,6 +62,7 @@ describe('invitation e-mail through a real SMTP server', () => {
       .post(`/tenants/self/invitations/${res.body.id}/resend`)
       .set('BT-API-KEY', tenant.key);
     expect(resent.status).toBe(200);
+    expect(resent.body.delivery).toEqual(expect.objectContaining({ status: 'sent', attempts: 1 }));
     expect(smtp.received).toHaveLength(before + 1);
     expect(smtp.received[before].to).toEqual(['later@example.com']);
   });

@@ -52,6 +52,12 @@ describe('invitations (spec §3 state table)', () => {
       created_at: expect.any(String),
       modified_by: null,
       modified_at: null,
+      delivery: {
+        status: 'sent',
+        attempts: 1,
+        last_attempt_at: new Date(t0).toISOString(),
+        last_error: null,
+      },
     });
     const mail = mailer.sent[mailer.sent.length - 1];
     expect(mail.to).toBe('jane@example.com');
@@ -66,6 +72,8 @@ describe('invitations (spec §3 state table)', () => {
       'SELECT secret_hash FROM tenant_invitations',
     );
     expect(JSON.stringify(stored)).not.toContain(secret);
+    // The outbox kept the secret (sealed) only until the e-mail was sent.
+    expect(await ctx.dataSource.query('SELECT secret FROM invitation_outbox')).toEqual([{ secret: null }]);
   });
 
   it.each([

@@ -28,8 +28,9 @@ export class InvitationsController {
   @ApiOperation({
     summary: 'Invite someone by e-mail',
     description:
-      'PENDING for 72 hours; an e-mail with the acceptance link is sent to the canonical address. 409 for a ' +
-      'member or a pending invitation; 429 (Retry-After) past the hourly e-mail limits per address and tenant.',
+      'PENDING for 72 hours; an e-mail with the acceptance link is sent to the canonical address. `delivery` ' +
+      'says whether it was sent; while the mail server is unreachable it stays `pending` and is retried. 409 ' +
+      'for a member or a pending invitation; 429 (Retry-After) past the hourly e-mail limits per address and tenant.',
   })
   @ApiCreatedResponse({ type: InvitationDto })
   create(@CurrentPrincipal() p: Principal, @Body() dto: CreateInvitationDto): Promise<InvitationDto> {
@@ -61,8 +62,8 @@ export class InvitationsController {
   @ApiOperation({
     summary: 'Resend an invitation',
     description:
-      'Back to PENDING for 72 hours with a new link; earlier links stop working. 429 (Retry-After) past the ' +
-      'hourly e-mail limits, and then nothing changes.',
+      'Back to PENDING for 72 hours with a new link, e-mailed as on create (see `delivery`); earlier links stop ' +
+      'working. 429 (Retry-After) past the hourly e-mail limits, and then nothing changes.',
   })
   @ApiOkResponse({ type: InvitationDto })
   resend(@CurrentPrincipal() p: Principal, @UuidParam() id: string): Promise<InvitationDto> {

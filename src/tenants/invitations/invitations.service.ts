@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Brackets, DataSource, EntityManager } from 'typeorm';
@@ -7,16 +7,20 @@ import { Principal } from '../../access/principal';
 import { ApiError } from '../../common/api-error';
 import { Clock } from '../../common/clock';
 import { Page, pageOf, pageOffset } from '../../common/pagination';
-import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { base58Fixed, hashSecret } from '../../crypto';
 import { canonicalEmail, emailRefusal, isCanonicalEmail } from '../email';
 import { MembersService, toMemberDto } from '../members.service';
 import { Tenant } from '../tenant.entity';
-import { AcceptedInvitationDto, InvitationDto, ListInvitationsQueryDto } from './dto/invitation.dto';
+import {
+  AcceptedInvitationDto,
+  InvitationDeliveryDto,
+  InvitationDto,
+  ListInvitationsQueryDto,
+} from './dto/invitation.dto';
 import { Invitation, statusAt } from './invitation.entity';
-import { invitationMail } from './invitation-mail';
+import { InvitationMailSender } from './invitation-mail-sender';
 import { InvitationMailThrottle } from './invitation-mail-throttle';
-import { Mailer } from './mailer';
+import { InvitationOutbox } from './invitation-outbox';
 import { Transactions } from '../../database/transactions';
 
 export const INVITATION_LIFETIME_MS = 72 * 60 * 60 * 1000;
@@ -32,15 +36,13 @@ const EXPIRED_LINK = 'This invitation has expired: ask for a new one.';
 
 @Injectable()
 export class InvitationsService {
-  private readonly logger = new Logger('Invitations');
-
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly applications: ApplicationsService,
-    private readonly mailer: Mailer,
+    private readonly outbox: InvitationOutbox,
+    private readonly sender: InvitationMailSender,
     private readonly mailThrottle: InvitationMailThrottle,
     private readonly clock: Clock,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly transactions: Transactions,
     private readonly members: MembersService,
   ) {}
@@ -54,6 +56,7 @@ export class InvitationsService {
     }
     const now = this.clock.now();
     const secret = newSecret();
+    const mail = await this.outbox.prepare(principal.tenantId, secret);
     const invitation = await this.transactions.run(async () => {
       const manager = this.transactions.manager;
       if (await this.members.isMember(principal.tenantId, email)) {
@@ -80,9 +83,10 @@ export class InvitationsService {
         modifiedAt: null,
       });
       await manager.insert(Invitation, row);
+      await this.outbox.enqueue(manager, row, 'create', mail, now);
       return row;
     });
-    await this.sendMail(invitation, secret);
+    await this.sender.sendSoon(mail.id);
     return this.get(principal, invitation.id);
   }
 
@@ -93,7 +97,8 @@ export class InvitationsService {
   async resend(principal: Principal, id: string): Promise<InvitationDto> {
     const now = this.clock.now();
     const secret = newSecret();
-    const invitation = await this.dataSource.transaction(async (manager) => {
+    const mail = await this.outbox.prepare(principal.tenantId, secret);
+    await this.dataSource.transaction(async (manager) => {
       const found = await this.find(principal.tenantId, id, manager);
       await this.mailThrottle.take(manager, principal.tenantId, found.email, now);
       Object.assign(found, {
@@ -114,9 +119,9 @@ export class InvitationsService {
           modifiedAt: found.modifiedAt,
         },
       );
-      return found;
+      await this.outbox.enqueue(manager, found, 'resend', mail, now);
     });
-    await this.sendMail(invitation, secret);
+    await this.sender.sendSoon(mail.id);
     return this.get(principal, id);
   }
 
@@ -138,15 +143,21 @@ export class InvitationsService {
       .skip(pageOffset(query))
       .take(query.size)
       .getManyAndCount();
+    const deliveries = await this.outbox.deliveries(
+      principal.tenantId,
+      rows.map((r) => r.id),
+    );
     return pageOf(
-      rows.map((r) => toInvitationDto(r, now)),
+      rows.map((r) => toInvitationDto(r, now, deliveries.get(r.id) ?? null)),
       total,
       query,
     );
   }
 
   async get(principal: Principal, id: string): Promise<InvitationDto> {
-    return toInvitationDto(await this.find(principal.tenantId, id), this.clock.now());
+    const invitation = await this.find(principal.tenantId, id);
+    const deliveries = await this.outbox.deliveries(principal.tenantId, [id]);
+    return toInvitationDto(invitation, this.clock.now(), deliveries.get(id) ?? null);
   }
 
   /** Deleted: its links stop working at once. */
@@ -219,26 +230,6 @@ export class InvitationsService {
     return result.affected ?? 0;
   }
 
-  private async sendMail(invitation: Invitation, secret: string): Promise<void> {
-    const tenant = await this.dataSource.manager.findOneByOrFail(Tenant, { id: invitation.tenantId });
-    const message = invitationMail({
-      to: invitation.email,
-      tenantName: tenant.name,
-      inviter: await this.inviterOf(invitation),
-      link: `${this.config.publicUrl}/invitations/accept?token=${secret}`,
-      expiresAt: invitation.expiresAt,
-    });
-    try {
-      await this.mailer.send(message);
-    } catch (err) {
-      // The invitation stands; resend once the mail server is back. Never log the message (it holds the link).
-      this.logger.warn(
-        { invitation: invitation.id, err: { type: err instanceof Error ? err.name : 'unknown' } },
-        'invitation e-mail could not be sent; resend it later',
-      );
-    }
-  }
-
   async tenantNameOf(tenantId: string): Promise<string> {
     return (await this.dataSource.manager.findOneByOrFail(Tenant, { id: tenantId })).name;
   }
@@ -273,7 +264,11 @@ function newSecret(): string {
   return base58Fixed(randomBytes(SECRET_BYTES));
 }
 
-export function toInvitationDto(i: Invitation, now: Date): InvitationDto {
+export function toInvitationDto(
+  i: Invitation,
+  now: Date,
+  delivery: InvitationDeliveryDto | null,
+): InvitationDto {
   return {
     id: i.id,
     tenant_id: i.tenantId,
@@ -284,5 +279,6 @@ export function toInvitationDto(i: Invitation, now: Date): InvitationDto {
     created_at: i.createdAt.toISOString(),
     modified_by: i.modifiedBy,
     modified_at: i.modifiedAt?.toISOString() ?? null,
+    delivery,
   };
 }

@@ -3,6 +3,7 @@ import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class
 import { PageQueryDto, PaginationDto } from '../../../common/pagination';
 import { MemberDto } from '../../dto/member.dto';
 import { INVITATION_STATUSES, InvitationStatus } from '../invitation.entity';
+import { DELIVERY_STATUSES, DeliveryStatus } from '../invitation-mail.entity';
 
 export class CreateInvitationDto {
   @ApiProperty({
@@ -45,6 +46,25 @@ export class AcceptInvitationDto {
   last_name: string;
 }
 
+export class InvitationDeliveryDto {
+  @ApiProperty({
+    enum: DELIVERY_STATUSES,
+    description:
+      'pending: not sent yet (the mail server refused or could not be reached; it is retried with growing ' +
+      'delays); sent: handed to the mail server; failed: given up after repeated attempts (resend it).',
+  })
+  status: DeliveryStatus;
+  @ApiProperty({ type: 'integer', description: 'Attempts so far.' }) attempts: number;
+  @ApiProperty({ nullable: true, type: String }) last_attempt_at: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: 'ECONNECTION',
+    description: 'Why the last attempt failed, as an error code (and the SMTP reply code).',
+  })
+  last_error: string | null;
+}
+
 export class InvitationDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'uuid' }) tenant_id: string;
@@ -55,6 +75,13 @@ export class InvitationDto {
   @ApiProperty() created_at: string;
   @ApiPropertyOptional({ format: 'uuid', nullable: true }) modified_by: string | null;
   @ApiPropertyOptional({ nullable: true }) modified_at: string | null;
+  @ApiProperty({
+    type: InvitationDeliveryDto,
+    nullable: true,
+    description:
+      'The invitation e-mail of the current link; null for invitations made before it was tracked.',
+  })
+  delivery: InvitationDeliveryDto | null;
 }
 
 export class InvitationPageDto {
