@@ -11,6 +11,8 @@ export interface AppConfig {
   port: number;
   host: string;
   databaseUrl: string | null;
+  /** Where the change listeners LISTEN: a direct connection when DATABASE_URL goes through a pooler. */
+  databaseListenUrl: string | null;
   dataDir: string;
   migrationsRun: boolean;
   databasePoolSize: number;
@@ -182,6 +184,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     port,
     host: present(env, 'HOST') ?? '0.0.0.0',
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']) ?? null,
+    databaseListenUrl:
+      url(env, 'DATABASE_LISTEN_URL', ['postgres:', 'postgresql:']) ??
+      url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']) ??
+      null,
     dataDir: isAbsolute(dataDirRaw) ? dataDirRaw : resolve(process.cwd(), dataDirRaw),
     migrationsRun: bool(env, 'MIGRATIONS_RUN', true),
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 200),

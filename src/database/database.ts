@@ -6,6 +6,8 @@ import { startEmbeddedPostgres } from './embedded-postgres';
 export interface DatabaseRuntime {
   options: DataSourceOptions;
   embedded: boolean;
+  /** The change listeners' connection (DATABASE_LISTEN_URL); the pooled one's URL when not set. */
+  listenUrl?: string;
   close(): Promise<void>;
 }
 
@@ -59,6 +61,7 @@ export async function openDatabase(
         config.databaseConnectTimeoutMs,
       ),
       embedded: false,
+      listenUrl: config.databaseListenUrl ?? config.databaseUrl,
       close: async () => {},
     };
   }
