@@ -3,6 +3,7 @@ import {
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
+  ApiOperation,
   ApiSecurity,
   ApiTags,
 } from '@nestjs/swagger';
@@ -28,6 +29,10 @@ export class ApplicationsController {
 
   @Post()
   @RequirePermission('application:create')
+  @ApiOperation({
+    summary: 'Create an application',
+    description: 'Management only. The answer carries the API key, once.',
+  })
   @ApiCreatedResponse({
     type: ApplicationDto,
     description: 'The created application with its key (shown once).',
@@ -38,6 +43,7 @@ export class ApplicationsController {
 
   @Get()
   @RequirePermission('application:read')
+  @ApiOperation({ summary: 'List applications', description: 'Filter by `id` and `type` (both repeatable).' })
   @ApiOkResponse({ type: ApplicationPageDto })
   list(
     @CurrentPrincipal() p: Principal,
@@ -48,6 +54,10 @@ export class ApplicationsController {
 
   @Get('key')
   @ApiSecurity(API_KEY_SCHEME)
+  @ApiOperation({
+    summary: 'The calling application',
+    description: 'The application the BT-API-KEY belongs to.',
+  })
   @ApiOkResponse({ type: ApplicationDto, description: 'The application the BT-API-KEY belongs to.' })
   self(@CurrentPrincipal() p: Principal): Promise<ApplicationDto> {
     return this.applications.get(p, p.applicationId);
@@ -55,6 +65,7 @@ export class ApplicationsController {
 
   @Get(':id')
   @RequirePermission('application:read')
+  @ApiOperation({ summary: 'Get an application', description: 'Never includes its key.' })
   @ApiOkResponse({ type: ApplicationDto })
   get(@CurrentPrincipal() p: Principal, @UuidParam() id: string): Promise<ApplicationDto> {
     return this.applications.get(p, id);
@@ -62,6 +73,11 @@ export class ApplicationsController {
 
   @Put(':id')
   @RequirePermission('application:update')
+  @ApiOperation({
+    summary: 'Replace an application',
+    description:
+      'Name, permissions and access rules. Once an application has rules, they govern all of its token access.',
+  })
   @ApiOkResponse({ type: ApplicationDto })
   update(
     @CurrentPrincipal() p: Principal,
@@ -74,6 +90,7 @@ export class ApplicationsController {
   @Delete(':id')
   @HttpCode(204)
   @RequirePermission('application:delete')
+  @ApiOperation({ summary: 'Delete an application', description: 'Its key stops working at once.' })
   @ApiNoContentResponse()
   delete(@CurrentPrincipal() p: Principal, @UuidParam() id: string): Promise<void> {
     return this.applications.delete(p, id);
@@ -82,6 +99,10 @@ export class ApplicationsController {
   @Post(':id/regenerate')
   @HttpCode(200)
   @RequirePermission('application:update')
+  @ApiOperation({
+    summary: 'Regenerate the key',
+    description: 'Answers with the new key; the old one stops working.',
+  })
   @ApiOkResponse({
     type: ApplicationDto,
     description: 'The application with its new key; the old key stops working.',
@@ -96,6 +117,10 @@ export class ApplicationsController {
 export class PermissionsController {
   @Get()
   @ApiSecurity(API_KEY_SCHEME)
+  @ApiOperation({
+    summary: 'List permissions',
+    description: 'Every permission and the application types that may hold it.',
+  })
   @ApiOkResponse({ type: [PermissionDto] })
   list(): PermissionDto[] {
     return ALL_PERMISSIONS.map((type) => ({ type, application_types: [...PERMISSIONS[type]] }));

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { Public } from '../access/decorators';
 import { HealthService, Readiness } from './health.service';
 
@@ -10,12 +10,18 @@ export class HealthController {
   constructor(private readonly health: HealthService) {}
 
   @Get()
+  @ApiOperation({ summary: 'Liveness', description: 'The process is up. No key needed.' })
   @ApiOkResponse({ description: 'The process is up.' })
   live(): { status: string } {
     return { status: 'ok' };
   }
 
   @Get('live')
+  @ApiOperation({
+    summary: 'Liveness probe',
+    description:
+      'The process serves requests: 200 until shutdown begins, then 503. Nothing else is checked. No key needed.',
+  })
   @ApiOkResponse({ description: 'The process serves requests.' })
   @ApiServiceUnavailableResponse({ description: 'The process is shutting down.' })
   liveness(): { status: string } {
@@ -23,6 +29,11 @@ export class HealthController {
   }
 
   @Get('ready')
+  @ApiOperation({
+    summary: 'Readiness probe',
+    description:
+      'The database answers, migrations are applied, the master keys are loaded and the sandbox is up: 200 listing them, or 503 naming the failing parts in `errors`. No key needed.',
+  })
   @ApiOkResponse({ description: 'Every part works; `checks` lists them.' })
   @ApiServiceUnavailableResponse({ description: 'A part does not work; `errors` names it and why.' })
   ready(): Promise<Readiness> {

@@ -5,6 +5,7 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiTags,
+  ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission } from '../access/decorators';
 import { Principal } from '../access/principal';
@@ -12,6 +13,8 @@ import { Page } from '../common/pagination';
 import { UuidParam } from '../common/uuid-param';
 import { ListProxiesQueryDto, ProxyBodyDto, ProxyDto, ProxyPageDto } from './dto/proxy.dto';
 import { ProxiesService } from './proxies.service';
+
+const DOES_NOT_COMPILE = 'The code does not compile (message with line and column).';
 
 @ApiTags('Proxies')
 @Controller('proxies')
@@ -28,6 +31,7 @@ export class ProxiesController {
       '`require_auth` (default true). The answer carries the `key` that routes requests to it.',
   })
   @ApiCreatedResponse({ type: ProxyDto })
+  @ApiUnprocessableEntityResponse({ description: DOES_NOT_COMPILE })
   create(@CurrentPrincipal() p: Principal, @Body() dto: ProxyBodyDto): Promise<ProxyDto> {
     return this.proxies.create(p, dto);
   }
@@ -52,6 +56,7 @@ export class ProxiesController {
   @RequirePermission('proxy:update')
   @ApiOperation({ summary: 'Replace a proxy', description: 'Same fields as create; the key stays.' })
   @ApiOkResponse({ type: ProxyDto })
+  @ApiUnprocessableEntityResponse({ description: DOES_NOT_COMPILE })
   update(
     @CurrentPrincipal() p: Principal,
     @UuidParam() id: string,

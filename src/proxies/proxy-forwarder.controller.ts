@@ -85,12 +85,21 @@ function Documented(method: string): MethodDecorator {
     ApiHeader({ name: 'BT-PROXY-URL', required: false, description: 'HTTPS destination base URL.' }),
     ApiQuery({ name: 'bt-proxy-key', required: false, description: 'Key of a configured proxy.' }),
     ApiResponse({ status: 200, description: "The destination's response, untouched." }),
-    ApiResponse({ status: 400, description: '`proxy_error`: no route, a refused destination, a bad body.' }),
-    ApiResponse({ status: 401, description: '`proxy_error`: missing or invalid BT-API-KEY.' }),
-    ApiResponse({ status: 403, description: '`proxy_error`: no token:use on a referenced token.' }),
-    ApiResponse({ status: 408, description: '`proxy_error`: the destination did not answer in time.' }),
-    ApiResponse({ status: 502, description: '`proxy_error`: the destination could not be reached.' }),
+    ProxyError(400, 'no route, a refused destination, a bad body.'),
+    ProxyError(401, 'missing or invalid BT-API-KEY.'),
+    ProxyError(403, 'no token:use on a referenced token.'),
+    ProxyError(408, 'the destination did not answer in time.'),
+    ProxyError(502, 'the destination could not be reached.'),
   );
+}
+
+/** The proxy's own errors (spec §4.5 rule 5): `{ proxy_error: <problem details> }`, not the common body. */
+function ProxyError(status: number, when: string): MethodDecorator {
+  return ApiResponse({
+    status,
+    description: `\`proxy_error\`: ${when}`,
+    schema: { $ref: '#/components/schemas/ProxyError' },
+  });
 }
 
 /** Any body: JSON, form-urlencoded and text bodies are detokenized, others sent as they are. */

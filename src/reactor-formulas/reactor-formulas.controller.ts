@@ -1,10 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import {
+  ApiConflictResponse,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
+  ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission } from '../access/decorators';
 import { Principal } from '../access/principal';
@@ -18,6 +20,8 @@ import {
 } from './dto/reactor-formula.dto';
 import { ReactorFormulasService } from './reactor-formulas.service';
 
+const DOES_NOT_COMPILE = 'The code does not compile (message with line and column).';
+
 @ApiTags('Reactor formulas')
 @Controller('reactor-formulas')
 export class ReactorFormulasController {
@@ -30,6 +34,7 @@ export class ReactorFormulasController {
     description: 'The code must compile (422 with line and column otherwise).',
   })
   @ApiCreatedResponse({ type: ReactorFormulaDto })
+  @ApiUnprocessableEntityResponse({ description: DOES_NOT_COMPILE })
   create(@CurrentPrincipal() p: Principal, @Body() dto: ReactorFormulaBodyDto): Promise<ReactorFormulaDto> {
     return this.formulas.create(p, dto);
   }
@@ -60,6 +65,7 @@ export class ReactorFormulasController {
     description: 'Official formulas are read-only.',
   })
   @ApiOkResponse({ type: ReactorFormulaDto })
+  @ApiUnprocessableEntityResponse({ description: DOES_NOT_COMPILE })
   update(
     @CurrentPrincipal() p: Principal,
     @UuidParam() id: string,
@@ -76,6 +82,7 @@ export class ReactorFormulasController {
     description: 'Official formulas are read-only; a formula used by reactors answers 409.',
   })
   @ApiNoContentResponse()
+  @ApiConflictResponse()
   delete(@CurrentPrincipal() p: Principal, @UuidParam() id: string): Promise<void> {
     return this.formulas.delete(p, id);
   }

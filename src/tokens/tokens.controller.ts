@@ -1,9 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiBody,
+  ApiConflictResponse,
+  ApiConsumes,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
+  ApiOperation,
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
@@ -31,13 +34,24 @@ export class TokensController {
 
   @Post()
   @RequirePermission('token:create')
+  @ApiOperation({
+    summary: 'Create a token',
+    description:
+      'Card, bank or any JSON. The answer masks the data; defaults per type fill mask, containers and fingerprint.',
+  })
   @ApiCreatedResponse({ type: TokenDto, description: 'The token, data masked.' })
+  @ApiConflictResponse()
   create(@CurrentPrincipal() p: Principal, @Body() dto: CreateTokenDto): Promise<TokenDto> {
     return this.tokens.create(p, definedFields(dto));
   }
 
   @Get()
   @RequirePermission('token:read')
+  @ApiOperation({
+    summary: 'List tokens',
+    description:
+      'Newest first. Filter by `id`, `type` (repeatable) and `metadata.<key>=<value>` (case-insensitive, ANDed).',
+  })
   @ApiQuery({ name: 'id', required: false, isArray: true, type: String })
   @ApiQuery({ name: 'type', required: false, isArray: true, enum: ['token', 'card', 'bank'] })
   @ApiQuery({
@@ -56,6 +70,10 @@ export class TokensController {
   @Post('search')
   @HttpCode(200)
   @RequirePermission('token:search')
+  @ApiOperation({
+    summary: 'Search tokens',
+    description: 'Terms `data:<indexed value>`, `id:<id>`, `type:<type>`, `metadata.<key>:<value>`, ANDed.',
+  })
   @ApiOkResponse({ type: TokenPageDto })
   search(@CurrentPrincipal() p: Principal, @Body() dto: SearchTokensDto): Promise<Page<TokenDto>> {
     return this.tokens.search(p, dto);
@@ -63,6 +81,10 @@ export class TokensController {
 
   @Get(':id')
   @RequirePermission('token:read')
+  @ApiOperation({
+    summary: 'Get a token',
+    description: "Data as the application's access rules show it: revealed, masked or absent.",
+  })
   @ApiOkResponse({ type: TokenDto })
   get(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<TokenDto> {
     return this.tokens.get(p, id);
@@ -71,8 +93,15 @@ export class TokensController {
   @Patch(':id')
   @RequirePermission('token:update')
   @RequireContentType('application/merge-patch+json')
+  @ApiOperation({
+    summary: 'Update a token',
+    description:
+      'Content-Type application/merge-patch+json (RFC 7386): data, mask and metadata merge, other fields replace.',
+  })
+  @ApiConsumes('application/merge-patch+json')
   @ApiBody({ type: UpdateTokenDto, description: 'application/merge-patch+json (RFC 7386)' })
   @ApiOkResponse({ type: TokenDto })
+  @ApiConflictResponse()
   update(
     @CurrentPrincipal() p: Principal,
     @Param('id') id: string,
@@ -84,6 +113,10 @@ export class TokensController {
   @Delete(':id')
   @HttpCode(204)
   @RequirePermission('token:delete')
+  @ApiOperation({
+    summary: 'Delete a token',
+    description: 'Its data is removed; a tombstone remains for audit.',
+  })
   @ApiNoContentResponse()
   delete(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<void> {
     return this.tokens.delete(p, id);

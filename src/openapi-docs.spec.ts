@@ -1,0 +1,79 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { completeDocument } from './openapi-docs';
+
+const PROBLEM = { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } };
+const BODY = { content: { 'application/json': { schema: { $ref: '#/components/schemas/WidgetDto' } } } };
+
+function documentOf(paths: Record<string, Record<string, object>>): OpenAPIObject {
+  return { openapi: '3.0.0', info: { title: 't', version: '1' }, paths };
+}
+
+describe('completeDocument', () => {
+  it('adds the problem-details answers an operation can give, keeping declared text', () => {
+    const doc = completeDocument(
+      documentOf({
+        '/widgets/{id}': {
+          put: {
+            summary: 'Replace a widget',
+            security: [{ key: [] }],
+            requestBody: BODY,
+            responses: {
+              '200': { description: 'ok' },
+              '403': { description: 'Requires widget:update.' },
+              '409': { description: '' },
+              '422': { description: 'Bad code.' },
+            },
+          },
+        },
+      }),
+      {},
+    );
+    const op = doc.paths['/widgets/{id}'].put as unknown as {
+      description: string;
+      responses: Record<string, unknown>;
+    };
+    expect(op.description).toBe('Replace a widget');
+    expect(Object.keys(op.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '409',
+      '413',
+      '415',
+      '422',
+    ]);
+    expect(op.responses['403']).toEqual({ description: 'Requires widget:update.', content: PROBLEM });
+    expect(op.responses['409']).toEqual({
+      description: 'Conflict (a duplicate id, or a resource in use).',
+      content: PROBLEM,
+    });
+    expect(op.responses['422']).toEqual({ description: 'Bad code.', content: PROBLEM });
+  });
+
+  it('leaves the error answers of an operation that declares its own bodies', () => {
+    const own = { description: '`proxy_error`', content: { 'application/json': {} } };
+    const doc = completeDocument(
+      documentOf({ '/proxy': { get: { summary: 's', security: [{ key: [] }], responses: { '400': own } } } }),
+      {},
+    );
+    expect((doc.paths['/proxy'].get as unknown as { responses: unknown }).responses).toEqual({ '400': own });
+  });
+
+  it('puts the examples of a DTO on the bodies the method sends, and refuses examples no body uses', () => {
+    const examples = { WidgetDto: { post: { one: { summary: 'One', value: { name: 'w' } } } } };
+    const post = { summary: 's', requestBody: structuredClone(BODY), responses: {} };
+    const put = { summary: 's', requestBody: structuredClone(BODY), responses: {} };
+    completeDocument(documentOf({ '/widgets': { post, put } }), examples);
+    expect(post.requestBody.content['application/json']).toHaveProperty('examples', examples.WidgetDto.post);
+    expect(put.requestBody.content['application/json']).not.toHaveProperty('examples');
+
+    expect(() => completeDocument(documentOf({ '/widgets': { put } }), examples)).toThrow('post WidgetDto');
+  });
+
+  it('refuses a declared error answer without text', () => {
+    const doc = documentOf({ '/x': { get: { summary: 's', responses: { '429': { description: '' } } } } });
+    expect(() => completeDocument(doc, {})).toThrow('GET /x: the 429 answer needs a description');
+  });
+});
