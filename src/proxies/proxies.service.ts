@@ -5,8 +5,7 @@ import { Repository } from 'typeorm';
 import { ApplicationsService } from '../applications/applications.service';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
-import { Page, pageOf, pageOffset } from '../common/pagination';
-import { wildcardToLike } from '../common/query';
+import { findIdAndNamePage, Page, pageOf } from '../common/pagination';
 import { generateProxyKey, hashSecret } from '../crypto/secrets';
 import { TenantCipher } from '../crypto/tenant-cipher.service';
 import { ListProxiesQueryDto, ProxyBodyDto, ProxyDto } from './dto/proxy.dto';
@@ -55,21 +54,7 @@ export class ProxiesService {
   }
 
   async list(principal: Principal, query: ListProxiesQueryDto): Promise<Page<ProxyDto>> {
-    const builder = this.proxies.createQueryBuilder('p').where('p.tenant_id = :tenantId', {
-      tenantId: principal.tenantId,
-    });
-    if (query.id !== undefined) {
-      builder.andWhere('p.id IN (:...ids)', { ids: query.id });
-    }
-    if (query.name !== undefined) {
-      builder.andWhere(`p.name ILIKE :name ESCAPE '\\'`, { name: wildcardToLike(query.name) });
-    }
-    const [rows, total] = await builder
-      .orderBy('p.created_at', 'DESC')
-      .addOrderBy('p.id', 'ASC')
-      .skip(pageOffset(query))
-      .take(query.size)
-      .getManyAndCount();
+    const [rows, total] = await findIdAndNamePage(this.proxies, principal.tenantId, query);
     return pageOf(await Promise.all(rows.map((row) => this.toDto(row))), total, query);
   }
 

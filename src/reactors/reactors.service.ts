@@ -6,8 +6,7 @@ import { Application } from '../applications/application.entity';
 import { ApplicationsService } from '../applications/applications.service';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
-import { Page, pageOf, pageOffset } from '../common/pagination';
-import { wildcardToLike } from '../common/query';
+import { findIdAndNamePage, Page, pageOf } from '../common/pagination';
 import { TenantCipher } from '../crypto/tenant-cipher.service';
 import { ReactorFormula } from '../reactor-formulas/reactor-formula.entity';
 import { ReactorFormulasService, toFormulaDto } from '../reactor-formulas/reactor-formulas.service';
@@ -55,21 +54,7 @@ export class ReactorsService {
   }
 
   async list(principal: Principal, query: ListReactorsQueryDto): Promise<Page<ReactorDto>> {
-    const builder = this.reactors.createQueryBuilder('r').where('r.tenant_id = :tenantId', {
-      tenantId: principal.tenantId,
-    });
-    if (query.id !== undefined) {
-      builder.andWhere('r.id IN (:...ids)', { ids: query.id });
-    }
-    if (query.name !== undefined) {
-      builder.andWhere(`r.name ILIKE :name ESCAPE '\\'`, { name: wildcardToLike(query.name) });
-    }
-    const [rows, total] = await builder
-      .orderBy('r.created_at', 'DESC')
-      .addOrderBy('r.id', 'ASC')
-      .skip(pageOffset(query))
-      .take(query.size)
-      .getManyAndCount();
+    const [rows, total] = await findIdAndNamePage(this.reactors, principal.tenantId, query);
     return pageOf(await this.toDtos(principal.tenantId, rows), total, query);
   }
 
