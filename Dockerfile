@@ -9,6 +9,8 @@ COPY package.json package-lock.json scripts/npm-ci.sh ./
 RUN --mount=type=cache,target=/root/.npm ./npm-ci.sh
 COPY tsconfig.json tsconfig.build.json ormconfig.ts ./
 COPY src ./src
+# `npm run build` also runs scripts/copy-assets.js (plain .js files under src/ that tsc does not emit).
+COPY scripts/copy-assets.js ./scripts/
 RUN npm run build
 
 # --- deps: production dependencies only ----------------------------------------------------------------
