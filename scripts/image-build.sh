@@ -82,7 +82,8 @@ fi
 node_version="$("$node_bin" --version)"
 npm_dir="$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")"
 npm_version="$("$node_bin" "$npm_dir/bin/npm-cli.js" --version)"
-stand_in="node $node_version, npm $npm_version"
+# Recipe version (raise it when build_base changes), Node and npm: a cached stand-in that differs is rebuilt.
+stand_in="recipe 2, node $node_version, npm $npm_version"
 
 work="$(mktemp -d /tmp/token-vault-image.XXXXXX)"
 container=""
@@ -122,6 +123,7 @@ build_base() {
     --env NODE_VERSION="${node_version#v}" \
     --env NODE_EXTRA_CA_CERTS=/etc/ssl/certs/build-host-ca.crt \
     --env npm_config_cafile=/etc/ssl/certs/build-host-ca.crt \
+    --env npm_config_update_notifier=false \
     --label "$BASE_LABEL=$stand_in" \
     --cmd node \
     "$container"
@@ -155,14 +157,21 @@ git -C "$work/src" checkout --quiet FETCH_HEAD
 
 echo "Building $tag from $revision..."
 # The revision label lets the image test refuse an image built from another commit.
-buildah bud --quiet --isolation chroot --pull=never \
+# Docker's image format, not OCI: it keeps the HEALTHCHECK.
+buildah bud --quiet --isolation chroot --pull=never --format docker \
   --label "org.opencontainers.image.revision=$revision" \
   -t "$tag" "$work/src"
 
+layers_json="$(buildah info --format '{{.store.GraphRoot}}/{{.store.GraphDriverName}}-layers/layers.json')"
 image_size() {
-  # Bytes of the image's layers, uncompressed, as buildah stores them.
-  buildah images --json --no-trunc "$1" | "$node_bin" -e '
-    let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s)[0].size));'
+  # Bytes of the image's layers, uncompressed (the sum of their tar sizes in buildah's storage).
+  local layers
+  layers="$(buildah inspect --type image --format '{{range .OCIv1.RootFS.DiffIDs}}{{.}} {{end}}' "$1")"
+  "$node_bin" -e '
+    const stored = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
+    const bytes = process.argv.slice(2).map((id) => stored.find((l) => l["diff-digest"] === id)["diff-size"]);
+    console.log(bytes.reduce((a, b) => a + b, 0));' \
+    "$layers_json" $layers
 }
 total="$(image_size "$tag")"
 base="$(image_size "$BASE_IMAGE")"
