@@ -7,6 +7,7 @@ import { freePort } from '../support/spawned-server';
 import {
   commandLine,
   ImageConfig,
+  IMAGE,
   imageConfig,
   mountImage,
   procStatus,
@@ -56,7 +57,7 @@ beforeAll(() => {
   // An image left from another commit would test old code: the build script labels each build.
   const head = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
   if (config.labels['org.opencontainers.image.revision'] !== head) {
-    throw new Error(`the ${'token-vault'} image was not built from HEAD ${head}: run scripts/image-build.sh`);
+    throw new Error(`the ${IMAGE} image was not built from HEAD ${head}: run scripts/image-build.sh`);
   }
 });
 
