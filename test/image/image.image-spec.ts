@@ -45,6 +45,26 @@ function findFiles(dir: string, match: RegExp, below = ''): string[] {
   });
 }
 
+/** A fresh database on the test PostgreSQL; returns its URL. */
+async function createDatabase(name: string): Promise<string> {
+  const admin = new Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function dropDatabase(name: string): Promise<void> {
+  const admin = new Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.end();
+}
+
+const newDatabaseName = (): string => `tv_image_${randomBytes(6).toString('hex')}`;
+
 /** Waits for the container to exit, at most `ms`; null when it is still running then. */
 async function exitWithin(c: RunningContainer, ms: number) {
   const timeout = new Promise<null>((r) => setTimeout(() => r(null), ms).unref());
@@ -109,14 +129,8 @@ describe.each([
       VAULT_MASTER_KEYS: `image-1:${randomBytes(32).toString('base64')}`,
     };
     if (postgres) {
-      database = `tv_image_${randomBytes(6).toString('hex')}`;
-      const admin = new Client({ connectionString: ADMIN_URL });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${database}`);
-      await admin.end();
-      const url = new URL(ADMIN_URL);
-      url.pathname = `/${database}`;
-      env.DATABASE_URL = url.toString();
+      database = newDatabaseName();
+      env.DATABASE_URL = await createDatabase(database);
     }
     container = runImage(env, 'buildah');
     await waitForOutput(container, 'Stop with Ctrl+C');
@@ -128,10 +142,7 @@ describe.each([
   afterAll(async () => {
     container?.remove();
     if (database !== null) {
-      const admin = new Client({ connectionString: ADMIN_URL });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      await admin.end();
+      await dropDatabase(database);
     }
   });
 
@@ -197,9 +208,14 @@ describe.each([
   });
 });
 
+// On PostgreSQL: it boots in a second or two, where the embedded database takes longer.
 describe('the image as PID 1 in a PID namespace of its own (as docker run starts it)', () => {
   let container: RunningContainer;
-  afterAll(() => container?.remove());
+  const database = newDatabaseName();
+  afterAll(async () => {
+    container?.remove();
+    await dropDatabase(database);
+  });
 
   it('serves, and stops on SIGTERM (Node handles it; the kernel ignores unhandled signals to PID 1)', async () => {
     const port = await freePort();
@@ -207,6 +223,7 @@ describe('the image as PID 1 in a PID namespace of its own (as docker run starts
       {
         PORT: String(port),
         HOST: '127.0.0.1',
+        DATABASE_URL: await createDatabase(database),
         VAULT_MASTER_KEYS: `image-1:${randomBytes(32).toString('base64')}`,
       },
       'pid1',
