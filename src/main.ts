@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { createServer } from 'node:net';
 import pretty from 'pino-pretty';
 import { createApp } from './app';
@@ -66,12 +67,15 @@ async function main(): Promise<void> {
   const created = await app.get(TenantsService).bootstrap(config.bootstrapApiKey ?? undefined);
   process.stdout.write(banner(config, created?.key ?? null, config.bootstrapApiKey !== null));
 
+  const logger = new Logger('Shutdown');
   let stopping = false;
-  const stop = async (): Promise<void> => {
+  const stop = async (signal: NodeJS.Signals): Promise<void> => {
     if (stopping) {
       return;
     }
     stopping = true;
+    const began = Date.now();
+    logger.log(`${signal} received: shutting down (in-flight requests finish first)`);
     // Orchestrators polling /health/live and /health/ready on open connections see 503 from now on.
     app.get(HealthService).shuttingDown();
     // Stop accepting, let in-flight requests finish (idle keep-alive connections are closed at once),
@@ -81,10 +85,11 @@ async function main(): Promise<void> {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     clearTimeout(forceAfter);
     await close();
+    logger.log(`Shut down in ${Date.now() - began} ms`);
     process.exit(0);
   };
-  process.once('SIGTERM', () => void stop());
-  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
 }
 
 main().catch((err: unknown) => {

@@ -34,6 +34,11 @@ export function securityHeaders(req: Request, res: Response, next: NextFunction)
   // The accept page carries its secret in the URL: no page of ours sends it on as a referrer.
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('Content-Security-Policy', isDocsPath(req.path) ? DOCS_CSP : VAULT_CSP);
+  // Tokens, keys and detokenized data travel in answers: no browser or shared cache may keep one. /docs
+  // (the explorer's static files and the OpenAPI document, nothing secret) keeps its own caching.
+  if (!isDocsPath(req.path)) {
+    res.setHeader('Cache-Control', 'no-store');
+  }
   next();
 }
 
@@ -88,7 +93,7 @@ export function isOriginHeader(name: string): boolean {
 
 /**
  * Sets headers a tenant or a destination chose, without those that act on the origin, and marks the
- * answer untrusted: sandboxed, never sniffed, never framed.
+ * answer untrusted: sandboxed, never sniffed, never framed, never stored.
  */
 export function setUntrustedHeaders(res: Response, headers: Iterable<[string, string | string[]]>): void {
   for (const [name, value] of headers) {
@@ -99,6 +104,8 @@ export function setUntrustedHeaders(res: Response, headers: Iterable<[string, st
   res.setHeader('Content-Security-Policy', UNTRUSTED_CSP);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('X-Frame-Options', 'DENY');
+  // A destination's or tenant code's caching header does not make an answer relayed by the vault storable.
+  res.setHeader('Cache-Control', 'no-store');
 }
 
 /** A literal response chosen by tenant code (CustomHttpResponseError), sent as an untrusted answer. */

@@ -85,6 +85,8 @@ describe('starting and stopping the server (node dist/src/main.js)', () => {
     const exit = await first.exited;
     expect(exit).toEqual({ code: 0, signal: null });
     expect(first.output()).not.toMatch(/"level":50|more than once/);
+    // One line when the shutdown begins and one when it ends, for the operator's log.
+    expect(first.output()).toMatch(/SIGTERM received: shutting down[\s\S]*Shut down in \d+ ms/);
     expect(acknowledged.length).toBeGreaterThan(0);
     expect(acknowledged.length + refused).toBe(200);
 
@@ -99,5 +101,19 @@ describe('starting and stopping the server (node dist/src/main.js)', () => {
       second.process.kill('SIGTERM');
       expect(await second.exited).toEqual({ code: 0, signal: null });
     }
+  });
+
+  it('stops the server when the `npm start` that started it is signalled', async () => {
+    const port = await freePort();
+    const server = spawnServer(
+      { PORT: String(port), DATA_DIR: join(dir, 'npm'), VAULT_MASTER_KEYS: TEST_MASTER_KEYS },
+      'npm start',
+    );
+    await waitForOutput(server, 'Token Vault is running');
+    server.process.kill('SIGTERM');
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    // The server shares npm's output: its last line arrives once it has closed the database.
+    await waitForOutput(server, 'Shut down in', 15_000);
+    await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
   });
 });

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BrowserContext, Page } from 'playwright-core';
-import { listenLocally, withBrowser } from '../support/browser';
+import { describeInBrowser, listenLocally, withBrowser } from '../support/browser';
 import { TestHttpsServer } from '../support/https-test-server';
 import { createProxy, ProxyFixture, proxyFixture } from '../support/proxy-fixture';
 import { TestTenant } from '../support/test-app';
@@ -57,7 +57,7 @@ function hostileDestination(req: IncomingMessage, res: ServerResponse): void {
 }
 
 /** Tenant HTML and script on the vault's origin, in a real browser (issue 19 item 1). */
-describe('tenant and destination HTML served from the vault origin, in headless Chromium', () => {
+describeInBrowser('tenant and destination HTML served from the vault origin, in headless Chromium', () => {
   let fx: ProxyFixture;
   let base: string;
   let victim: TestTenant;

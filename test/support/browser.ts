@@ -7,6 +7,21 @@ import type { TestContext } from './test-app';
 
 /** Debian's Chromium (`apt-get install chromium`; .ci/run installs it), driven headless by playwright-core. */
 export const CHROMIUM = '/usr/bin/chromium';
+/**
+ * `describe` for the browser tests. Without Chromium they are skipped with a notice, so a newcomer's
+ * `npm test` does not end red for a missing system package; with CI=true (.ci/run) they must run.
+ */
+export const describeInBrowser: jest.Describe = (() => {
+  if (existsSync(CHROMIUM) || process.env.CI === 'true') {
+    return describe;
+  }
+  console.warn(
+    `SKIPPED: the browser tests need Chromium at ${CHROMIUM}, which is not installed. ` +
+      'Install it (apt-get install chromium) to run them; with CI=true they fail instead.',
+  );
+  return describe.skip;
+})();
+
 const ARGS = [
   '--headless',
   '--no-sandbox',

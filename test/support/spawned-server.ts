@@ -26,9 +26,14 @@ export interface SpawnedServer {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** `node dist/src/main.js` with the given environment (and no inherited DATABASE_URL unless given). */
-export function spawnServer(env: Record<string, string>): SpawnedServer {
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'src', 'main.js')], {
+/**
+ * `node dist/src/main.js` (or `npm start`, as an operator starts it) with the given environment (and no
+ * inherited DATABASE_URL unless given).
+ */
+export function spawnServer(env: Record<string, string>, how: 'node' | 'npm start' = 'node'): SpawnedServer {
+  const [command, args] =
+    how === 'node' ? [process.execPath, [join(ROOT, 'dist', 'src', 'main.js')]] : ['npm', ['start']];
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

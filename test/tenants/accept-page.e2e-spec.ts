@@ -1,9 +1,9 @@
 import { Mailer } from '../../src/tenants/invitations/mailer';
-import { listenLocally, withBrowser } from '../support/browser';
+import { describeInBrowser, listenLocally, withBrowser } from '../support/browser';
 import { CapturingMailer, secretOf } from '../support/mail';
 import { TestContext, TestTenant } from '../support/test-app';
 
-describe('the invitation acceptance page in headless Chromium', () => {
+describeInBrowser('the invitation acceptance page in headless Chromium', () => {
   let ctx: TestContext;
   let tenant: TestTenant;
   let base: string;
