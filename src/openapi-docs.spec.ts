@@ -44,12 +44,12 @@ describe('completeDocument', () => {
       '415',
       '422',
     ]);
-    expect(op.responses['403']).toEqual({ description: 'Requires widget:update.', content: PROBLEM });
-    expect(op.responses['409']).toEqual({
+    expect(op.responses['403']).toMatchObject({ description: 'Requires widget:update.', content: PROBLEM });
+    expect(op.responses['409']).toMatchObject({
       description: 'Conflict (a duplicate id, or a resource in use).',
       content: PROBLEM,
     });
-    expect(op.responses['422']).toEqual({ description: 'Bad code.', content: PROBLEM });
+    expect(op.responses['422']).toMatchObject({ description: 'Bad code.', content: PROBLEM });
   });
 
   it('leaves the error answers of an operation that declares its own bodies', () => {
@@ -75,5 +75,36 @@ describe('completeDocument', () => {
   it('refuses a declared error answer without text', () => {
     const doc = documentOf({ '/x': { get: { summary: 's', responses: { '429': { description: '' } } } } });
     expect(() => completeDocument(doc, {})).toThrow('GET /x: the 429 answer needs a description');
+  });
+  it('shows each error status with an example of its own status, not one 400 for all', () => {
+    const doc = completeDocument(
+      documentOf({
+        '/widgets/{id}': {
+          put: {
+            summary: 'Replace a widget',
+            security: [{ key: [] }],
+            requestBody: BODY,
+            responses: { '200': { description: 'ok' }, '409': { description: 'Taken.' } },
+          },
+        },
+      }),
+      {},
+    );
+    const responses = (
+      doc.paths['/widgets/{id}'].put as unknown as {
+        responses: Record<
+          string,
+          { content?: Record<string, { example?: { status: number; detail: string } }> }
+        >;
+      }
+    ).responses;
+    const examples = Object.entries(responses)
+      .filter(([status]) => Number(status) >= 400)
+      .map(([status, r]) => [Number(status), r.content?.['application/problem+json']?.example] as const);
+    expect(examples.map(([status]) => status).sort()).toEqual([400, 401, 403, 404, 409, 413, 415]);
+    for (const [status, example] of examples) {
+      expect(example?.status).toBe(status);
+    }
+    expect(new Set(examples.map(([, e]) => e?.detail)).size).toBe(examples.length);
   });
 });

@@ -43,6 +43,37 @@ const ERROR_TEXT: Record<number, string> = {
   415: 'The body is not JSON (or, for PATCH /tokens/{id}, not a JSON merge patch).',
 };
 
+/** What each error answer looks like, shown under its status in /docs (not one 400 example for all). */
+const PROBLEM_EXAMPLES: Record<number, object> = {
+  400: problemExample(400, 'Bad Request', 'One or more validation errors occurred.', {
+    'data.number': ['must pass the Luhn check'],
+  }),
+  401: problemExample(401, 'Unauthorized', 'The BT-API-KEY is not valid.'),
+  403: problemExample(403, 'Forbidden', 'The application lacks the permission token:create.'),
+  404: problemExample(404, 'Not Found', 'Token not found.'),
+  409: problemExample(409, 'Conflict', 'A token with this id exists already.'),
+  413: problemExample(413, 'Content Too Large', 'The request body is larger than 1 MB.'),
+  415: problemExample(
+    415,
+    'Unsupported Media Type',
+    'The body must be JSON (Content-Type: application/json).',
+  ),
+  422: problemExample(422, 'Unprocessable Content', 'The code does not compile.', {
+    code: ['SyntaxError: Unexpected token (3:7)'],
+  }),
+  429: problemExample(429, 'Too Many Requests', 'Too many requests: try again in 30 seconds.'),
+};
+
+function problemExample(status: number, title: string, detail: string, errors?: object): object {
+  return {
+    type: `https://www.rfc-editor.org/rfc/rfc9110#status.${status}`,
+    title,
+    status,
+    detail,
+    ...(errors === undefined ? {} : { errors }),
+  };
+}
+
 const PROBLEM_SCHEMA = {
   type: 'object',
   required: ['type', 'title', 'status'],
@@ -116,10 +147,14 @@ export function completeDocument(
         if (!description) {
           throw new Error(`${method.toUpperCase()} ${path}: the ${status} answer needs a description`);
         }
+        const example = PROBLEM_EXAMPLES[status];
         op.responses[String(status)] = {
           description,
           content: {
-            'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } },
+            'application/problem+json': {
+              schema: { $ref: '#/components/schemas/ProblemDetails' },
+              ...(example === undefined ? {} : { example }),
+            },
           },
         };
       }
