@@ -13,6 +13,7 @@ import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { CryptoModule } from './crypto/crypto.module';
 import { DatabaseRuntime } from './database/database';
+import { ChangeFeedModule } from './database/change-feed';
 import { DatabaseInfoModule } from './database/database-info.module';
 import { TransactionsModule } from './database/transactions';
 import { ExpressionsModule } from './expressions';
@@ -52,6 +53,7 @@ export class AppModule {
         ScheduleModule.forRoot(),
         ClockModule,
         TransactionsModule,
+        ChangeFeedModule,
         CryptoModule,
         ExpressionsModule,
         OutboundModule.forRoot(outbound),

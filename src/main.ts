@@ -5,6 +5,8 @@ import { createApp } from './app';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { MasterKeysMismatchError } from './crypto/tenant-keys.service';
 import { DatabaseInUseError } from './database/embedded-postgres';
+import { causeOf, RetryHandle, retryUntilDone } from './common/supervisor';
+import { DatabaseHealth, NotReady } from './health/database-health';
 import { HealthService } from './health/health.service';
 import { TenantsService } from './tenants/tenants.service';
 
@@ -64,9 +66,7 @@ async function main(): Promise<void> {
       ? new PortInUseError(`Port ${config.port} is already in use: set PORT to a free port.`)
       : err;
   }
-  const created = await app.get(TenantsService).bootstrap(config.bootstrapApiKey ?? undefined);
-  process.stdout.write(banner(config, created?.key ?? null, config.bootstrapApiKey !== null));
-
+  let firstRun: RetryHandle | null = null;
   const logger = new Logger('Shutdown');
   let stopping = false;
   const stop = async (signal: NodeJS.Signals): Promise<void> => {
@@ -74,6 +74,7 @@ async function main(): Promise<void> {
       return;
     }
     stopping = true;
+    firstRun?.stop();
     const began = Date.now();
     logger.log(`${signal} received: shutting down (in-flight requests finish first)`);
     // Orchestrators polling /health/live and /health/ready on open connections see 503 from now on.
@@ -90,6 +91,37 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
+
+  // The default tenant on a new database, then the banner. With MIGRATIONS_RUN=false the schema may not be
+  // this build's yet: the server answers (readiness 503 naming `migrations`) and waits for the migrate
+  // command instead of failing on a missing table.
+  const setUp = async (): Promise<void> => {
+    await app.get(DatabaseHealth).checkMigrations();
+    const created = await app.get(TenantsService).bootstrap(config.bootstrapApiKey ?? undefined);
+    process.stdout.write(banner(config, created?.key ?? null, config.bootstrapApiKey !== null));
+  };
+  if (config.migrationsRun) {
+    await setUp();
+  } else {
+    const pending = await app
+      .get(DatabaseHealth)
+      .checkMigrations()
+      .then(
+        () => null,
+        (err: unknown) => (err instanceof NotReady ? err.message : causeOf(err)),
+      );
+    if (pending === null) {
+      await setUp();
+    } else {
+      new Logger('Migrations').warn(
+        `MIGRATIONS_RUN=false and the database lacks this build's migrations (${pending}): /health/ready answers 503 and first-run setup waits until \`npm run migration:run\` (cli migrate) has run.`,
+      );
+      firstRun = retryUntilDone(new Logger('Migrations'), 'waiting for migrations', setUp, {
+        initialMs: 1000,
+        maxMs: 10_000,
+      });
+    }
+  }
 }
 
 main().catch((err: unknown) => {

@@ -1,10 +1,8 @@
-import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Principal } from '../access/principal';
-import { DATABASE_RUNTIME } from '../database/database-info.module';
 import { PerReplicaCache } from '../common/per-replica-cache';
-import { ChangeChannel } from '../database/change-channel';
-import { DatabaseRuntime } from '../database/database';
+import { ChangeChannel, ChangeFeed } from '../database/change-feed';
 
 /** Bound on staleness if a replica ever misses an invalidation (its listener connection was down). */
 const TTL_MS = 10_000;
@@ -17,12 +15,12 @@ const CHANNEL = 'tv_application_changed';
  * NOTIFY sent in the same transaction, on every other replica as soon as that commits.
  */
 @Injectable()
-export class ApplicationCache implements OnModuleInit, OnModuleDestroy {
+export class ApplicationCache {
   private readonly byHash = new PerReplicaCache<Principal>(TTL_MS, MAX_ENTRIES);
   private readonly channel: ChangeChannel;
 
-  constructor(@Inject(DATABASE_RUNTIME) database: DatabaseRuntime) {
-    this.channel = new ChangeChannel(database, CHANNEL, {
+  constructor(feed: ChangeFeed) {
+    this.channel = feed.subscribe(CHANNEL, {
       evict: (applicationId) => this.evict(applicationId),
       reset: () => this.byHash.clear(),
     });
@@ -33,7 +31,7 @@ export class ApplicationCache implements OnModuleInit, OnModuleDestroy {
   }
 
   set(keyHash: string, principal: Principal): void {
-    this.byHash.set(keyHash, principal);
+    this.byHash.set(keyHash, principal, this.channel.ttl(TTL_MS));
   }
 
   evict(applicationId: string): void {
@@ -43,13 +41,5 @@ export class ApplicationCache implements OnModuleInit, OnModuleDestroy {
   /** Call inside the transaction that changes the application: evicts here now, elsewhere on commit. */
   changed(manager: EntityManager, applicationId: string): Promise<void> {
     return this.channel.changed(manager, applicationId);
-  }
-
-  onModuleInit(): Promise<void> {
-    return this.channel.start();
-  }
-
-  onModuleDestroy(): Promise<void> {
-    return this.channel.stop();
   }
 }

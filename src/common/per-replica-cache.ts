@@ -15,8 +15,9 @@ export class PerReplicaCache<V extends object> {
     return this.cache.get(key);
   }
 
-  set(key: string, value: V): void {
-    this.cache.set(key, value);
+  /** Keeps `value` for the cache's lifetime, or for `ttlMs` when given. */
+  set(key: string, value: V, ttlMs?: number): void {
+    this.cache.set(key, value, ttlMs === undefined ? undefined : { ttl: ttlMs });
   }
 
   /** Drops every entry whose value matches. */

@@ -18,6 +18,8 @@ export interface AppConfig {
   databasePoolSize: number;
   /** Time to get a PostgreSQL connection (from the pool, or a new one) before a request answers 503. */
   databaseConnectTimeoutMs: number;
+  /** The hot token statements as named prepared statements; off behind a pooler in transaction mode. */
+  databasePreparedStatements: boolean;
   masterKeys: string | null;
   bootstrapApiKey: string | null;
   publicUrl: string;
@@ -192,6 +194,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     migrationsRun: bool(env, 'MIGRATIONS_RUN', true),
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     databaseConnectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 2000, 100, 60000),
+    databasePreparedStatements: bool(env, 'DATABASE_PREPARED_STATEMENTS', true),
     masterKeys: present(env, 'VAULT_MASTER_KEYS') ?? null,
     bootstrapApiKey: present(env, 'VAULT_BOOTSTRAP_API_KEY') ?? null,
     publicUrl: (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(

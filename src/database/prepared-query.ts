@@ -6,18 +6,26 @@ import { EntityManager, QueryFailedError } from 'typeorm';
  * it once instead of on every request (the embedded database does that work on the request thread). A name
  * stands for one text. Uses the manager's transaction when it has one; a failed statement throws TypeORM's
  * QueryFailedError, as `manager.query` does.
+ *
+ * With `named` false (DATABASE_PREPARED_STATEMENTS=false) the statement is sent unnamed, parsed every time:
+ * a pooler in transaction mode hands each transaction another server connection, where a statement this
+ * connection prepared does not exist.
  */
 export async function preparedQuery<T extends object>(
   manager: EntityManager,
   name: string,
   text: string,
   values: unknown[],
+  named = true,
 ): Promise<T[]> {
   const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
   try {
     const client = (await runner.connect()) as PoolClient;
     try {
-      return (await client.query<T>({ name: `${name}#${connectionNumber(client)}`, text, values })).rows;
+      const statement = named
+        ? { name: `${name}#${connectionNumber(client)}`, text, values }
+        : { text, values };
+      return (await client.query<T>(statement)).rows;
     } catch (err) {
       throw new QueryFailedError(text, values, err as Error);
     }

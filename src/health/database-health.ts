@@ -5,6 +5,7 @@ import { Counter, Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { isDatabaseUnavailable } from '../common/database-unavailable';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { ChangeFeed } from '../database/change-feed';
 import { MetricsService } from '../metrics/metrics.service';
 
 /** A part that is not ready, with a reason safe to show anyone: no secret, no input, no driver text. */
@@ -35,6 +36,7 @@ export class DatabaseHealth implements OnModuleInit {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     metrics: MetricsService,
+    feed: ChangeFeed,
   ) {
     this.reconnects = new Counter({
       name: 'token_vault_db_reconnects_total',
@@ -52,6 +54,14 @@ export class DatabaseHealth implements OnModuleInit {
       registers: [metrics.registry],
       async collect() {
         this.set((await answers()) ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'token_vault_change_notifications_trusted',
+      help: 'Whether change notifications from other replicas are known to arrive (1), or caches live at most 1 s (0)',
+      registers: [metrics.registry],
+      collect() {
+        this.set(feed.trusted ? 1 : 0);
       },
     });
   }

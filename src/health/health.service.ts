@@ -5,6 +5,7 @@ import { DATABASE_RETRY_AFTER_SECONDS } from '../common/database-unavailable';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Keyring } from '../crypto/keyring';
 import { TenantKeysService } from '../crypto/tenant-keys.service';
+import { ChangeFeed, FeedState } from '../database/change-feed';
 import { SandboxProvider } from '../sandbox/sandbox.provider';
 import { DatabaseHealth, NotReady, within } from './database-health';
 
@@ -12,14 +13,28 @@ import { DatabaseHealth, NotReady, within } from './database-health';
 export interface ReadinessCheck {
   /** Named in the answer: `database`, `migrations`, ... */
   name: string;
-  /** Returns or resolves when the part works; a NotReady error carries a reason anyone may read. */
-  run: () => Promise<void> | void;
+  /**
+   * Returns or resolves when the part works; a NotReady error carries a reason anyone may read. A string
+   * returned says the part works in a degraded way, which is reported but does not fail readiness.
+   */
+  run: () => Promise<void | string> | void | string;
 }
 
 export interface Readiness {
   status: 'ok';
-  checks: Record<string, 'ok'>;
+  checks: Record<string, 'ok' | 'degraded'>;
+  /** Parts that work but not fully, and why: the vault still takes traffic. */
+  degraded?: Record<string, string>;
 }
+
+/** What /health/ready says about the change feed when it cannot promise prompt invalidation. */
+const FEED_DEGRADED: Partial<Record<FeedState, string>> = {
+  unverified: 'checking that change notifications arrive; cached keys live at most 1 s meanwhile',
+  silent:
+    'change notifications sent through DATABASE_URL do not arrive (a pooler in transaction mode?): ' +
+    'cached keys live at most 1 s; set DATABASE_LISTEN_URL to a direct connection',
+  down: 'the change listener is reconnecting; cached keys live at most 1 s meanwhile',
+};
 
 /**
  * Liveness (the process serves) and readiness (the parts it needs work) for orchestrators: Kubernetes
@@ -39,6 +54,7 @@ export class HealthService implements BeforeApplicationShutdown {
     database: DatabaseHealth,
     keys: TenantKeysService,
     sandbox: SandboxProvider,
+    feed: ChangeFeed,
   ) {
     this.checks = [
       { name: 'database', run: () => database.check() },
@@ -68,6 +84,9 @@ export class HealthService implements BeforeApplicationShutdown {
           }
         },
       },
+      // Not a failure: every replica behind the same pooler would leave the rotation together, while the
+      // short cache lifetime keeps revocation within a second.
+      { name: 'notifications', run: () => FEED_DEGRADED[feed.state] },
     ];
   }
 
@@ -95,10 +114,10 @@ export class HealthService implements BeforeApplicationShutdown {
     const results = await Promise.all(
       this.checks.map(async ({ name, run }) => {
         try {
-          await within(Promise.resolve().then(run), this.config.databaseConnectTimeoutMs);
-          return { name, failure: null };
+          const degraded = await within(Promise.resolve().then(run), this.config.databaseConnectTimeoutMs);
+          return { name, failure: null, degraded: degraded ?? null };
         } catch (err) {
-          return { name, failure: err instanceof NotReady ? err.message : 'failed' };
+          return { name, failure: err instanceof NotReady ? err.message : 'failed', degraded: null };
         }
       }),
     );
@@ -111,7 +130,18 @@ export class HealthService implements BeforeApplicationShutdown {
         { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
       );
     }
-    return { status: 'ok', checks: Object.fromEntries(results.map((r) => [r.name, 'ok' as const])) };
+    const degraded = results.flatMap(({ name, degraded }) =>
+      degraded === null ? [] : [[name, degraded] as const],
+    );
+    const checks: Readiness['checks'] = {};
+    for (const r of results) {
+      checks[r.name] = r.degraded === null ? 'ok' : 'degraded';
+    }
+    return {
+      status: 'ok',
+      checks,
+      ...(degraded.length > 0 ? { degraded: Object.fromEntries(degraded) } : {}),
+    };
   }
 }
 

@@ -6,8 +6,11 @@ import { DATABASE_RUNTIME } from '../database/database-info.module';
 
 /**
  * Runs a job at most once at a time: in this process (an overlap guard) and across replicas sharing the
- * database (a PostgreSQL session advisory lock held while it runs; the embedded database belongs to one
- * process, so the guard is enough there). Failures are logged by job name and error type, never message.
+ * database (a PostgreSQL advisory lock held while it runs; the embedded database belongs to one process,
+ * so the guard is enough there). The lock belongs to a transaction left open for the job's duration, not
+ * to the session: behind a pooler in transaction mode a session lock would stay on whichever server
+ * connection took it, and its unlock would go to another. Failures are logged by job name and error type,
+ * never message.
  */
 @Injectable()
 export class JobRunner {
@@ -34,21 +37,16 @@ export class JobRunner {
 
   private async withLock(name: string, fn: () => Promise<void>): Promise<boolean> {
     const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
     const lockName = `token-vault:job:${name}`;
     try {
-      const [{ locked }] = (await runner.query('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [
+      await runner.startTransaction();
+      const [{ locked }] = (await runner.query('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked', [
         lockName,
       ])) as { locked: boolean }[];
-      if (!locked) {
-        return false;
-      }
-      try {
-        return await this.attempt(name, fn);
-      } finally {
-        await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [lockName]);
-      }
+      return locked && (await this.attempt(name, fn));
     } finally {
+      // Ends the transaction and with it the lock; a connection lost meanwhile took both with it.
+      await runner.rollbackTransaction().catch(() => undefined);
       await runner.release();
     }
   }

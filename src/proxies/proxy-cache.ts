@@ -1,9 +1,7 @@
-import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { PerReplicaCache } from '../common/per-replica-cache';
-import { ChangeChannel } from '../database/change-channel';
-import { DATABASE_RUNTIME } from '../database/database-info.module';
-import { DatabaseRuntime } from '../database/database';
+import { ChangeChannel, ChangeFeed } from '../database/change-feed';
 import type { LoadedProxy } from './loaded-proxy';
 
 /** Bound on staleness if a replica ever misses an invalidation. */
@@ -16,12 +14,12 @@ const CHANNEL = 'tv_proxy_changed';
  * decryption). An update or deletion evicts the proxy here at once and on other replicas on commit.
  */
 @Injectable()
-export class ProxyCache implements OnModuleInit, OnModuleDestroy {
+export class ProxyCache {
   private readonly byHash = new PerReplicaCache<LoadedProxy>(TTL_MS, MAX_ENTRIES);
   private readonly channel: ChangeChannel;
 
-  constructor(@Inject(DATABASE_RUNTIME) database: DatabaseRuntime) {
-    this.channel = new ChangeChannel(database, CHANNEL, {
+  constructor(feed: ChangeFeed) {
+    this.channel = feed.subscribe(CHANNEL, {
       evict: (proxyId) => this.evict(proxyId),
       reset: () => this.byHash.clear(),
     });
@@ -32,20 +30,12 @@ export class ProxyCache implements OnModuleInit, OnModuleDestroy {
   }
 
   set(keyHash: string, proxy: LoadedProxy): void {
-    this.byHash.set(keyHash, proxy);
+    this.byHash.set(keyHash, proxy, this.channel.ttl(TTL_MS));
   }
 
   /** Call inside the transaction that changes or deletes the proxy. */
   changed(manager: EntityManager, proxyId: string): Promise<void> {
     return this.channel.changed(manager, proxyId);
-  }
-
-  onModuleInit(): Promise<void> {
-    return this.channel.start();
-  }
-
-  onModuleDestroy(): Promise<void> {
-    return this.channel.stop();
   }
 
   private evict(proxyId: string): void {

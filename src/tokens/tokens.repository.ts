@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
 import { WriteCounter } from './write-counter';
 import { preparedQuery } from '../database/prepared-query';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Token } from './token.entity';
 
 /** Where a caller may find a duplicate: container prefixes it may read and write, or 'all'. */
@@ -90,6 +91,7 @@ export class TokensRepository {
   constructor(
     @InjectRepository(Token) private readonly tokens: Repository<Token>,
     private readonly writes: WriteCounter,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.columns = tokens.metadata.columns
       .map((c) => `"${c.databaseName}" AS "${c.propertyName}"`)
@@ -127,6 +129,7 @@ export class TokensRepository {
       name,
       `SELECT ${this.columns} FROM tokens WHERE ${where}`,
       values,
+      this.config.databasePreparedStatements,
     );
     return rows.map((row) => Object.assign(new Token(), row));
   }
@@ -238,10 +241,22 @@ export class TokensRepository {
       return;
     }
     if (rows.length === 1) {
-      await preparedQuery(manager, 'tokens.insert-one', INSERT_ONE_SQL, rows[0]);
+      await preparedQuery(
+        manager,
+        'tokens.insert-one',
+        INSERT_ONE_SQL,
+        rows[0],
+        this.config.databasePreparedStatements,
+      );
     } else {
       const columns = rows[0].map((_, column) => rows.map((values) => values[column]));
-      await preparedQuery(manager, 'tokens.insert-many', INSERT_MANY_SQL, columns);
+      await preparedQuery(
+        manager,
+        'tokens.insert-many',
+        INSERT_MANY_SQL,
+        columns,
+        this.config.databasePreparedStatements,
+      );
     }
     await this.insertIndexes(manager, tokens);
     this.writes.add(rows.length);

@@ -1,7 +1,5 @@
 import type { Response } from 'supertest';
 import { toProblem } from '../../src/common/to-problem';
-import { loadConfig } from '../../src/config/app-config';
-import { openDatabase } from '../../src/database/database';
 import { postgresUrl } from '../support/databases';
 import { DisposablePostgres } from '../support/disposable-postgres';
 import { expectProblem } from '../support/problems';
@@ -26,14 +24,14 @@ const METRICS_TOKEN = 'operator-metrics-token-0123456789abcdef';
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The real application on `url`, its pool bounded by CONNECT_TIMEOUT_MS as DATABASE_CONNECT_TIMEOUT_MS says. */
-async function vaultOn(url: string): Promise<TestContext> {
+async function vaultOn(url: string, extraEnv: Record<string, string> = {}): Promise<TestContext> {
   const env = {
     DATABASE_URL: url,
     DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
     METRICS_TOKEN,
+    ...extraEnv,
   };
-  const database = await openDatabase(loadConfig({ ...env, LOG_LEVEL: 'silent' }));
-  return TestContext.create({ env, database });
+  return TestContext.onOwnServer(env);
 }
 
 function expectUnavailable(res: Response, elapsedMs: number): void {
@@ -88,7 +86,8 @@ describeOnPostgres('a database outage (own PostgreSQL server)', () => {
   beforeAll(async () => {
     process.on('unhandledRejection', noteUnhandled);
     pg = await DisposablePostgres.start();
-    ctx = await vaultOn(pg.url);
+    // The scheduled jobs run, the purge every second: their ticks during the outage must not end the process.
+    ctx = await vaultOn(pg.url, { JOBS_ENABLED: 'true', PURGE_CRON: '* * * * * *' });
     tenant = await ctx.newTenant();
     const app = await tokenApp(ctx, tenant, [], ['token:create', 'token:read', 'token:search', 'token:use']);
     api = app.api;
@@ -117,8 +116,19 @@ describeOnPostgres('a database outage (own PostgreSQL server)', () => {
   it('answers 503 with Retry-After through a 15 s outage, stays alive, and serves every path within 10 s after', async () => {
     // The sandbox starts on first use: start it before the outage, so recovery times the database alone.
     await reactorsApi(ctx, tenant).react(reactorId, { args: {} }, reactorKey).expect(200);
-    const rowsBefore = await countTokens(ctx);
     const reconnectsBefore = await metric(ctx, 'token_vault_db_reconnects_total');
+    // Expires during the outage: the first purge tick after it must remove its data.
+    const expiring = (
+      await api
+        .create({
+          type: 'token',
+          data: 'expires meanwhile',
+          expires_at: new Date(Date.now() + 3000).toISOString(),
+        })
+        .expect(201)
+    ).body.id as string;
+    const purgedBefore = await metric(ctx, 'token_vault_purged_tokens_total');
+    const rowsBefore = await countTokens(ctx);
 
     await pg.pause('immediate');
     const outageStarted = Date.now();
@@ -139,6 +149,10 @@ describeOnPostgres('a database outage (own PostgreSQL server)', () => {
     }
     expect(rounds).toBeGreaterThanOrEqual(5);
     expect(await metric(ctx, 'token_vault_db_reachable')).toBe(0);
+    // Each failed tick is one line naming the job and the cause, and the next tick tries again.
+    const tickFailures = ctx.logs.filter((line) => line.includes('job purge failed'));
+    expect(tickFailures.length).toBeGreaterThanOrEqual(5);
+    expect(tickFailures[0]).toMatch(/job purge failed: \w+/);
 
     await pg.resume();
     const resumed = Date.now();
@@ -149,6 +163,12 @@ describeOnPostgres('a database outage (own PostgreSQL server)', () => {
     await ctx.http.get('/health/ready').expect(200);
     expect(await metric(ctx, 'token_vault_db_reachable')).toBe(1);
     expect(await metric(ctx, 'token_vault_db_reconnects_total')).toBeGreaterThan(reconnectsBefore);
+    // The scheduled purge works again without a restart.
+    while ((await metric(ctx, 'token_vault_purged_tokens_total')) === purgedBefore) {
+      expect(Date.now() - resumed).toBeLessThan(RECOVERY_MS + 5000);
+      await sleep(200);
+    }
+    await api.get(expiring).expect(404);
 
     // Nothing half-written: exactly the tokens of the writes answered 201/200 after recovery (create: 1,
     // tokenize: 2), none of the ones answered 503.

@@ -17,7 +17,7 @@ describe('health and front door', () => {
     await ctx.http.get('/health/live').expect(200, { status: 'ok' });
     await ctx.http.get('/health/ready').expect(200, {
       status: 'ok',
-      checks: { database: 'ok', migrations: 'ok', keys: 'ok', sandbox: 'ok' },
+      checks: { database: 'ok', migrations: 'ok', keys: 'ok', sandbox: 'ok', notifications: 'ok' },
     });
   });
 
@@ -43,6 +43,7 @@ describe('health and front door', () => {
       .text;
     expect(text).toMatch(/^token_vault_db_reachable 1$/m);
     expect(text).toMatch(/^token_vault_db_reconnects_total 0$/m);
+    expect(text).toMatch(/^token_vault_change_notifications_trusted 1$/m);
   });
 
   it('serves the OpenAPI document', async () => {

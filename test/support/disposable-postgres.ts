@@ -25,7 +25,7 @@ function binDir(): string {
 }
 
 /** PostgreSQL refuses to run as root: as root, the server runs as the `postgres` system user. */
-async function asServerUser(command: string, args: string[]): Promise<void> {
+export async function asServerUser(command: string, args: string[]): Promise<void> {
   const root = process.getuid?.() === 0;
   const [file, argv] = root ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
   await run(file, argv, { timeout: 60_000 });
@@ -117,7 +117,7 @@ export class DisposablePostgres {
   }
 }
 
-async function serverUser(): Promise<{ uid: number; gid: number }> {
+export async function serverUser(): Promise<{ uid: number; gid: number }> {
   const [{ stdout: uid }, { stdout: gid }] = await Promise.all([
     run('id', ['-u', 'postgres']),
     run('id', ['-g', 'postgres']),

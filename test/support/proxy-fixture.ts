@@ -1,4 +1,5 @@
 import type { Response } from 'supertest';
+import type { DatabaseRuntime } from '../../src/database/database';
 import { OUTBOUND_CONNECTOR, OUTBOUND_RESOLVER, OutboundConnector } from '../../src/outbound';
 import { startHttpsTestServer, TestHandler, TestHttpsServer } from './https-test-server';
 import { staticResolver, TEST_HOST } from './outbound';
@@ -29,6 +30,8 @@ export interface ProxyFixtureOptions {
   names?: Record<string, string | string[]>;
   connector?: OutboundConnector;
   env?: Record<string, string>;
+  /** A database the test runs itself (see TestContext.create). */
+  database?: DatabaseRuntime;
 }
 
 export async function proxyFixture(options: ProxyFixtureOptions = {}): Promise<ProxyFixture> {
@@ -48,6 +51,7 @@ export async function proxyFixture(options: ProxyFixtureOptions = {}): Promise<P
       ...options.env,
     },
     overrides,
+    database: options.database,
   });
   const servers: TestHttpsServer[] = [];
   return {

@@ -9,7 +9,7 @@ import { AccessRule } from '../../src/access/access-rules';
 import { Permission } from '../../src/access/permissions';
 import { Principal } from '../../src/access/principal';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
-import { DatabaseRuntime } from '../../src/database/database';
+import { DatabaseRuntime, openDatabase } from '../../src/database/database';
 import { TenantsService } from '../../src/tenants/tenants.service';
 import { openTestDatabase } from './databases';
 import { overridingFactory, ProviderOverride } from './overrides';
@@ -70,6 +70,15 @@ export class TestContext {
       await database.close();
       throw err;
     }
+  }
+
+  /**
+   * The application on a PostgreSQL server the test runs itself (DATABASE_URL in `env`: a DisposablePostgres,
+   * a relay or a pooler in front of one), as a replica would start on it.
+   */
+  static async onOwnServer(env: Record<string, string>): Promise<TestContext> {
+    const database = await openDatabase(loadConfig({ ...env, LOG_LEVEL: 'silent' }));
+    return TestContext.create({ env, database });
   }
 
   get http(): ReturnType<typeof request> {
