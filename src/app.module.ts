@@ -18,6 +18,7 @@ import { DatabaseInfoModule } from './database/database-info.module';
 import { TransactionsModule } from './database/transactions';
 import { ExpressionsModule } from './expressions';
 import { HealthModule } from './health/health.module';
+import { IdempotencyModule } from './idempotency/idempotency.module';
 import { JobsModule } from './jobs/jobs.module';
 import { SCHEMA } from './entities';
 import { loggerOptions } from './logging';
@@ -58,6 +59,7 @@ export class AppModule {
         ExpressionsModule,
         OutboundModule.forRoot(outbound),
         AuthModule,
+        IdempotencyModule,
         ApplicationsModule,
         TenantsModule,
         InvitationsModule,

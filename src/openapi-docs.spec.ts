@@ -46,10 +46,14 @@ describe('completeDocument', () => {
     ]);
     expect(op.responses['403']).toMatchObject({ description: 'Requires widget:update.', content: PROBLEM });
     expect(op.responses['409']).toMatchObject({
-      description: 'Conflict (a duplicate id, or a resource in use).',
+      description:
+        'Conflict (a duplicate id, a resource in use, or a request with the same BT-IDEMPOTENCY-KEY still running).',
       content: PROBLEM,
     });
     expect(op.responses['422']).toMatchObject({ description: 'Bad code.', content: PROBLEM });
+    expect((op as { parameters?: { name: string }[] }).parameters?.map((p) => p.name)).toContain(
+      'BT-IDEMPOTENCY-KEY',
+    );
   });
 
   it('leaves the error answers of an operation that declares its own bodies', () => {
@@ -101,7 +105,7 @@ describe('completeDocument', () => {
     const examples = Object.entries(responses)
       .filter(([status]) => Number(status) >= 400)
       .map(([status, r]) => [Number(status), r.content?.['application/problem+json']?.example] as const);
-    expect(examples.map(([status]) => status).sort()).toEqual([400, 401, 403, 404, 409, 413, 415]);
+    expect(examples.map(([status]) => status).sort()).toEqual([400, 401, 403, 404, 409, 413, 415, 422]);
     for (const [status, example] of examples) {
       expect(example?.status).toBe(status);
     }

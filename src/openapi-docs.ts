@@ -4,7 +4,7 @@ import { BodyMethod, REQUEST_EXAMPLES, RequestExamples } from './openapi-example
 type Operation = {
   summary?: string;
   description?: string;
-  parameters?: { in: string }[];
+  parameters?: { in: string; name?: string }[];
   requestBody?: { content: Record<string, { schema?: { $ref?: string }; examples?: unknown }> };
   responses: Record<string, { description: string; content?: unknown }>;
   security?: unknown[];
@@ -14,7 +14,7 @@ type Operation = {
  * Error answers by what an operation does, and the 4xx it declares itself (409, 422); every one is a
  * problem-details body.
  */
-function errorStatuses(path: string, op: Operation): number[] {
+function errorStatuses(path: string, method: string, op: Operation): number[] {
   const statuses = new Set<number>();
   if ((op.security ?? []).length > 0) {
     statuses.add(401).add(403);
@@ -24,6 +24,9 @@ function errorStatuses(path: string, op: Operation): number[] {
   }
   if (op.requestBody !== undefined) {
     statuses.add(400).add(413).add(415);
+  }
+  if (takesIdempotencyKey(path, method, op)) {
+    statuses.add(409).add(422);
   }
   for (const status of Object.keys(op.responses).map(Number)) {
     if (status >= 400 && status < 500) {
@@ -38,7 +41,8 @@ const ERROR_TEXT: Record<number, string> = {
   401: 'Missing or invalid BT-API-KEY.',
   403: 'A permission or an access rule is missing.',
   404: 'Not found (also for another tenant’s resource).',
-  409: 'Conflict (a duplicate id, or a resource in use).',
+  409: 'Conflict (a duplicate id, a resource in use, or a request with the same BT-IDEMPOTENCY-KEY still running).',
+  422: 'The BT-IDEMPOTENCY-KEY was used for a request with another method, path or body.',
   413: 'The body is larger than 1 MB.',
   415: 'The body is not JSON (or, for PATCH /tokens/{id}, not a JSON merge patch).',
 };
@@ -108,6 +112,25 @@ function bodyDto(op: Operation): string | undefined {
   return media?.schema?.$ref?.replace('#/components/schemas/', '');
 }
 
+/** POST, PUT and PATCH of an authenticated route, and /proxy: where BT-IDEMPOTENCY-KEY applies. */
+function takesIdempotencyKey(path: string, method: string, op: Operation): boolean {
+  return (
+    ['post', 'put', 'patch'].includes(method) && ((op.security ?? []).length > 0 || path.startsWith('/proxy'))
+  );
+}
+
+const IDEMPOTENCY_PARAMETER = {
+  name: 'BT-IDEMPOTENCY-KEY',
+  in: 'header',
+  required: false,
+  schema: { type: 'string', minLength: 1, maxLength: 255, example: '8c1e6a4e-0f53-4a3e-9d0b-3f1d2b7d6a10' },
+  description:
+    'Makes a retry safe: the first successful answer to a request with this key is replayed byte for byte, ' +
+    'with `Idempotent-Replayed: true`, to any retry with the same key, method, path and body by the same ' +
+    'application for 24 hours. The same key with another request is a 422; while the first still runs, a 409. ' +
+    'Failed requests are not kept.',
+};
+
 /**
  * Completes the generated document for people using /docs: the error answers each operation can give
  * (problem details), a description where an operation has only a summary, and the working examples of
@@ -139,10 +162,13 @@ export function completeDocument(
         }
         unused.delete(`${method} ${dto}`);
       }
+      if (takesIdempotencyKey(path, method, op)) {
+        op.parameters = [...(op.parameters ?? []), IDEMPOTENCY_PARAMETER];
+      }
       if (declaresErrorBodies(op)) {
         continue;
       }
-      for (const status of errorStatuses(path, op)) {
+      for (const status of errorStatuses(path, method, op)) {
         const description = op.responses[String(status)]?.description || ERROR_TEXT[status];
         if (!description) {
           throw new Error(`${method.toUpperCase()} ${path}: the ${status} answer needs a description`);

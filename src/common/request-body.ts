@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { createHash } from 'node:crypto';
 import { jsonErrorPosition } from './json-error-position';
 import { problem } from './problem-details';
 
@@ -91,12 +92,29 @@ const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const MAY_HAVE_SURROGATES = Symbol('mayHaveSurrogates');
 
-/** body-parser `verify`: notes whether the raw body escapes a surrogate half. */
+const RAW_BODY_HASH = Symbol('rawBodyHash');
+
+/**
+ * body-parser `verify`: notes whether the raw body escapes a surrogate half, and, on a request that carries
+ * an idempotency key, the SHA-256 of the raw bytes (a retry must send the same body byte for byte).
+ */
 export function noteSurrogates(req: Request, _res: Response, buf: Buffer): void {
   if (ESCAPED_SURROGATE.test(buf.toString('latin1'))) {
     (req as unknown as Record<symbol, boolean>)[MAY_HAVE_SURROGATES] = true;
   }
+  if (req.headers['bt-idempotency-key'] !== undefined) {
+    (req as unknown as Record<symbol, string>)[RAW_BODY_HASH] = createHash('sha256')
+      .update(buf)
+      .digest('hex');
+  }
 }
+
+/** The SHA-256 (hex) of the parsed raw body, or of no body at all. */
+export function rawBodyHash(req: Request): string {
+  return (req as unknown as Record<symbol, string | undefined>)[RAW_BODY_HASH] ?? EMPTY_SHA256;
+}
+
+const EMPTY_SHA256 = createHash('sha256').digest('hex');
 
 function hasLoneSurrogate(value: unknown, depth: number): boolean {
   if (typeof value === 'string') {

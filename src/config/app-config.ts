@@ -20,6 +20,8 @@ export interface AppConfig {
   databaseConnectTimeoutMs: number;
   /** The hot token statements as named prepared statements; off behind a pooler in transaction mode. */
   databasePreparedStatements: boolean;
+  /** PostgreSQL's statement_timeout for the pool's connections (0: none). */
+  databaseStatementTimeoutMs: number;
   masterKeys: string | null;
   bootstrapApiKey: string | null;
   publicUrl: string;
@@ -195,6 +197,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     databaseConnectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 2000, 100, 60000),
     databasePreparedStatements: bool(env, 'DATABASE_PREPARED_STATEMENTS', true),
+    databaseStatementTimeoutMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30000, 0, 3_600_000),
     masterKeys: present(env, 'VAULT_MASTER_KEYS') ?? null,
     bootstrapApiKey: present(env, 'VAULT_BOOTSTRAP_API_KEY') ?? null,
     publicUrl: (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(

@@ -16,12 +16,14 @@ export interface DatabaseRuntime {
  * migrations of every module) is not known here: the top of the application adds it (src/entities.ts). With
  * `connectTimeoutMs`, getting a connection (a free one from the pool, or a new one) fails after that long,
  * so a request during a database outage answers 503 instead of waiting for the operating system's timeout.
+ * With `statementTimeoutMs`, PostgreSQL cancels a statement running longer (57014, answered 503).
  */
 export function dataSourceOptions(
   connection: Partial<{ url: string; host: string; port: number; user: string; database: string }>,
   poolSize: number,
   migrationsRun: boolean,
   connectTimeoutMs?: number,
+  statementTimeoutMs = 0,
 ): DataSourceOptions {
   return {
     type: 'postgres',
@@ -42,6 +44,8 @@ export function dataSourceOptions(
       max: poolSize,
       idleTimeoutMillis: 30000,
       ...(connectTimeoutMs === undefined ? {} : { connectionTimeoutMillis: connectTimeoutMs }),
+      // Sent when each connection starts: one slow statement cannot hold a pooled connection indefinitely.
+      ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
     },
     logging: false,
   };
@@ -59,6 +63,7 @@ export async function openDatabase(
         config.databasePoolSize,
         config.migrationsRun,
         config.databaseConnectTimeoutMs,
+        config.databaseStatementTimeoutMs,
       ),
       embedded: false,
       listenUrl: config.databaseListenUrl ?? config.databaseUrl,

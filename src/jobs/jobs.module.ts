@@ -51,6 +51,11 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
     return [
       { name: 'purge', when: { cron: this.config.purgeCron }, run: () => this.purge.run() },
       {
+        name: 'idempotency-purge',
+        when: { cron: this.config.purgeCron },
+        run: () => this.purge.runIdempotencyKeys(),
+      },
+      {
         name: 'invitation-expiry',
         when: { cron: this.config.purgeCron },
         run: async () => void (await this.invitationExpiry.run()),

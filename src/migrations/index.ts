@@ -7,6 +7,7 @@ import { Invitations1763784000000 } from './1763784000000-invitations';
 import { Proxies1763787600000 } from './1763787600000-proxies';
 import { CanonicalEmails1763791500000 } from './1763791500000-canonical-emails';
 import { Delegation1763794800000 } from './1763794800000-delegation';
+import { IdempotencyKeys1763802000000 } from './1763802000000-idempotency-keys';
 import { InvitationOutbox1763801000000 } from './1763801000000-invitation-outbox';
 
 /** Every migration, in order. Listed by class so the same list works from TypeScript (tests) and dist. */
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   CanonicalEmails1763791500000,
   Delegation1763794800000,
   InvitationOutbox1763801000000,
+  IdempotencyKeys1763802000000,
 ];

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ApplicationsService } from '../applications/applications.service';
 import { Authenticator } from '../auth/authenticator.service';
@@ -6,6 +7,7 @@ import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { isChosenStatus, MAX_CHOSEN_STATUS, MIN_CHOSEN_STATUS } from '../common/limits';
 import { clientGoneSignal } from '../common/client-gone';
+import { Idempotency, IdempotencyScope } from '../idempotency/idempotency.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { checkDestinationUrl, OutboundClient, OutboundError, OutboundResponse } from '../outbound';
 import { DetokenizeService } from '../tokens/detokenize.service';
@@ -39,6 +41,8 @@ interface Route {
   /** Detokenizes the body; null when nobody may (a proxy without auth and without an application). */
   detokenizer: Principal | null;
   proxy: LoadedProxy | null;
+  /** Whose idempotency keys apply: the caller's, or the proxy's own when it needs no key. */
+  owner: IdempotencyScope;
 }
 
 /**
@@ -56,6 +60,7 @@ export class ProxyForwarder {
     private readonly transforms: ProxyTransforms,
     private readonly metrics: MetricsService,
     private readonly authenticator: Authenticator,
+    private readonly idempotency: Idempotency,
   ) {}
 
   /** Sends the destination's answer on `res`, or throws for the caller to answer with a proxy_error. */
@@ -75,10 +80,25 @@ export class ProxyForwarder {
     }
     const kind = bodyKind(req.headers['content-type']);
     const proxy = route.proxy;
-    const streamed = kind === 'opaque' && (proxy === null || proxy.proxy.requestTransformCode === null);
+    const idempotencyKey = this.idempotency.keyOf(req);
+    // A keyed request's body is read whole: a retry must be recognised by its bytes.
+    const streamed =
+      idempotencyKey === null &&
+      kind === 'opaque' &&
+      (proxy === null || proxy.proxy.requestTransformCode === null);
+    const raw =
+      streamed || !hasBody(req) ? undefined : await readAll(req, MAX_PROXY_BODY_BYTES, requestTooLarge);
+    if (idempotencyKey !== null) {
+      const bodyHash = createHash('sha256')
+        .update(raw ?? Buffer.alloc(0))
+        .digest('hex');
+      if (!(await this.idempotency.handle(req, res, idempotencyKey, route.owner, bodyHash))) {
+        return;
+      }
+    }
     let body: Buffer | Request | undefined = streamed
       ? bodyOrNothing(req)
-      : await this.detokenizedBody(req, kind, route.detokenizer);
+      : await this.detokenizedBody(raw, kind, route.detokenizer);
 
     // Aborted when our caller goes away: drops a transform still waiting for the sandbox, ends the upstream.
     const gone = clientGoneSignal(res);
@@ -153,7 +173,7 @@ export class ProxyForwarder {
     }
     // Calls with BT-PROXY-URL always authenticate (spec §5 rule 2).
     const caller = await this.caller(req);
-    return { destination: url, detokenizer: caller, proxy: null };
+    return { destination: url, detokenizer: caller, proxy: null, owner: ownerOf(caller) };
   }
 
   private async configuredRoute(req: Request, key: string): Promise<Route> {
@@ -168,12 +188,17 @@ export class ProxyForwarder {
         // Another tenant's proxy is answered like a missing one: its existence is not revealed.
         throw new ApiError(404, 'No proxy has this proxy key.');
       }
-      return { destination: proxy.proxy.destinationUrl, detokenizer: caller, proxy };
+      return { destination: proxy.proxy.destinationUrl, detokenizer: caller, proxy, owner: ownerOf(caller) };
     }
     // No caller: the proxy's application (if any) supplies the rights to detokenize (DESIGN §7).
     const application =
       applicationId === null ? null : await this.applications.principalFor(tenantId, applicationId);
-    return { destination: proxy.proxy.destinationUrl, detokenizer: application, proxy };
+    return {
+      destination: proxy.proxy.destinationUrl,
+      detokenizer: application,
+      proxy,
+      owner: { tenantId, scope: `proxy:${proxy.proxy.id}` },
+    };
   }
 
   /** The authenticated caller, who needs token:use to invoke the proxy (spec §5). */
@@ -183,14 +208,13 @@ export class ProxyForwarder {
   }
 
   private async detokenizedBody(
-    req: Request,
+    raw: Buffer | undefined,
     kind: BodyKind,
     principal: Principal | null,
   ): Promise<Buffer | undefined> {
-    if (!hasBody(req)) {
+    if (raw === undefined) {
       return undefined;
     }
-    const raw = await readAll(req, MAX_PROXY_BODY_BYTES, requestTooLarge);
     // Expressions need `{{` (percent-encoded in a form): a body without it is sent as received, byte for byte.
     if (
       kind === 'opaque' ||
@@ -221,6 +245,10 @@ export class ProxyForwarder {
     }
     return Buffer.from(await this.detokenizer.detokenizeText(allowed(principal), text));
   }
+}
+
+function ownerOf(caller: Principal): IdempotencyScope {
+  return { tenantId: caller.tenantId, scope: caller.applicationId };
 }
 
 function allowed(principal: Principal | null): Principal {

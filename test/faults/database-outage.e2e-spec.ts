@@ -1,5 +1,7 @@
 import type { Response } from 'supertest';
+import { DataSource } from 'typeorm';
 import { toProblem } from '../../src/common/to-problem';
+import { dataSourceOptions } from '../../src/database/database';
 import { postgresUrl } from '../support/databases';
 import { DisposablePostgres } from '../support/disposable-postgres';
 import { expectProblem } from '../support/problems';
@@ -268,4 +270,23 @@ describeOnPostgres('a network partition (connects hang)', () => {
     await api.create({ type: 'token', data: 'after' }).expect(201);
     expect(await countTokens(ctx)).toBe(rowsBefore + 1);
   }, 60_000);
+});
+
+describeOnPostgres('a statement slower than DATABASE_STATEMENT_TIMEOUT_MS', () => {
+  it('is cancelled by PostgreSQL and answered as a 503, freeing its pooled connection', async () => {
+    const dataSource = new DataSource(dataSourceOptions({ url: postgresUrl() ?? '' }, 1, false, 1000, 200));
+    await dataSource.initialize();
+    try {
+      const failure = await dataSource.query('SELECT pg_sleep(5)').then(
+        () => null,
+        (err: unknown) => err,
+      );
+      expect((failure as { driverError?: { code?: string } }).driverError?.code).toBe('57014');
+      expect(toProblem(failure)).toMatchObject({ status: 503 });
+      // The pool's one connection serves the next statement.
+      expect(await dataSource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
 });

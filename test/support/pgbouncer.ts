@@ -43,7 +43,8 @@ export class PgBouncer {
         'pool_mode = transaction',
         `default_pool_size = ${poolSize}`,
         'max_client_conn = 200',
-        'ignore_startup_parameters = extra_float_digits,options',
+        // The vault sends statement_timeout at connect (DATABASE_STATEMENT_TIMEOUT_MS): see the README.
+        'ignore_startup_parameters = extra_float_digits,options,statement_timeout',
         `logfile = ${join(dir, 'log')}`,
         `pidfile = ${join(dir, 'pid')}`,
         '',

@@ -1,0 +1,29 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import type { Response } from 'express';
+import { from, Observable, of, switchMap } from 'rxjs';
+import type { AuthenticatedRequest } from '../access/decorators';
+import { rawBodyHash } from '../common/request-body';
+import { Idempotency } from './idempotency.service';
+
+/**
+ * BT-IDEMPOTENCY-KEY for every authenticated POST, PUT and PATCH route (after the guard, so the key is the
+ * caller's own). Public routes take none: there is no caller to scope a stored answer to.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(private readonly idempotency: Idempotency) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const http = context.switchToHttp();
+    const req = http.getRequest<AuthenticatedRequest>();
+    const key = this.idempotency.keyOf(req);
+    const principal = req.principal;
+    if (key === null || principal === undefined) {
+      return next.handle();
+    }
+    const who = { tenantId: principal.tenantId, scope: principal.applicationId };
+    return from(this.idempotency.handle(req, http.getResponse<Response>(), key, who, rawBodyHash(req))).pipe(
+      switchMap((run) => (run ? next.handle() : of(undefined))),
+    );
+  }
+}
