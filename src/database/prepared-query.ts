@@ -1,5 +1,7 @@
 import type { PoolClient } from 'pg';
+import { Logger } from '@nestjs/common';
 import { EntityManager, QueryFailedError } from 'typeorm';
+import { databaseUnavailable } from '../common/database-unavailable';
 
 /**
  * Runs one of the hot, fixed statements as a named prepared statement: each pooled connection parses and plans
@@ -9,7 +11,9 @@ import { EntityManager, QueryFailedError } from 'typeorm';
  *
  * With `named` false (DATABASE_PREPARED_STATEMENTS=false) the statement is sent unnamed, parsed every time:
  * a pooler in transaction mode hands each transaction another server connection, where a statement this
- * connection prepared does not exist.
+ * connection prepared does not exist. Left on there by mistake, the first such error (26000: the statement
+ * does not exist here; 42P05: another client's statement of that name does) turns named statements off for
+ * the process with one warning, and that request answers 503 so its retry goes through unnamed.
  */
 export async function preparedQuery<T extends object>(
   manager: EntityManager,
@@ -22,11 +26,23 @@ export async function preparedQuery<T extends object>(
   try {
     const client = (await runner.connect()) as PoolClient;
     try {
-      const statement = named
+      const useName = named && !pooledSessions;
+      const statement = useName
         ? { name: `${name}#${connectionNumber(client)}`, text, values }
         : { text, values };
       return (await client.query<T>(statement)).rows;
     } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (named && (code === '26000' || code === '42P05')) {
+        if (!pooledSessions) {
+          pooledSessions = true;
+          new Logger('Database').warn(
+            `named prepared statements fail here (${String(code)}: a pooler in transaction mode?); sending them unnamed from now on. Set DATABASE_PREPARED_STATEMENTS=false.`,
+          );
+        }
+        // Also for a statement sent named just before the switch: its retry goes unnamed.
+        throw databaseUnavailable();
+      }
       throw new QueryFailedError(text, values, err as Error);
     }
   } finally {
@@ -41,6 +57,8 @@ export async function preparedQuery<T extends object>(
  * new connection must not prepare a name that an earlier one already prepared there.
  */
 const connectionNumbers = new WeakMap<PoolClient, number>();
+/** Set once named statements failed as they do behind a pooler: the process sends them unnamed since. */
+let pooledSessions = false;
 let connections = 0;
 
 function connectionNumber(client: PoolClient): number {

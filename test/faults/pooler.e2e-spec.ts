@@ -98,6 +98,32 @@ describeBehindPooler('two replicas behind PgBouncer in transaction mode', () => 
     await reactorsApi(a, tenant).react(reactorId, { args: {} }, user.key).expect(200);
   });
 
+  it('left with named prepared statements on, answers a few 503s at worst (never a 500), then sends them unnamed', async () => {
+    const c = await TestContext.onOwnServer({ DATABASE_URL: bouncer.url });
+    try {
+      const api = (await tokenApp(c, tenant, [], ['token:create', 'token:read'])).api;
+      const statuses: number[] = [];
+      // Concurrent requests spread the pool's connections over the pooler's server connections.
+      for (let round = 0; round < 10; round++) {
+        const created = await Promise.all(
+          Array.from({ length: 4 }, () => api.create({ type: 'token', data: `round ${round}` })),
+        );
+        statuses.push(...created.map((res) => res.status));
+        const read = await Promise.all(
+          created.filter((res) => res.status === 201).map((res) => api.get(res.body.id as string)),
+        );
+        statuses.push(...read.map((res) => res.status));
+      }
+      expect(statuses.filter((status) => ![200, 201, 503].includes(status))).toEqual([]);
+      expect(statuses.filter((status) => status === 503).length).toBeLessThanOrEqual(4);
+      if (statuses.includes(503)) {
+        expect(c.logs.join('\n')).toContain('Set DATABASE_PREPARED_STATEMENTS=false');
+      }
+    } finally {
+      await c.close();
+    }
+  });
+
   it('runs a scheduled job once across the replicas and frees its lock for the next tick', async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
