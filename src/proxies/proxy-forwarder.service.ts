@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApplicationsService } from '../applications/applications.service';
 import { Authenticator } from '../auth/authenticator.service';
@@ -6,6 +6,7 @@ import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { isChosenStatus, MAX_CHOSEN_STATUS, MIN_CHOSEN_STATUS } from '../common/limits';
 import { clientGoneSignal } from '../common/client-gone';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import { checkDestinationUrl, OutboundClient, OutboundError, OutboundResponse } from '../outbound';
 import { DetokenizeService } from '../tokens/detokenize.service';
@@ -56,6 +57,7 @@ export class ProxyForwarder {
     private readonly transforms: ProxyTransforms,
     private readonly metrics: MetricsService,
     private readonly authenticator: Authenticator,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** Sends the destination's answer on `res`, or throws for the caller to answer with a proxy_error. */
@@ -64,7 +66,7 @@ export class ProxyForwarder {
     const path = forwardedPath(req.originalUrl);
     const query = forwardedQuery(req.originalUrl);
     const url = destinationUrl(route.destination, path, query);
-    const checked = checkDestinationUrl(url);
+    const checked = checkDestinationUrl(url, { allowLoopback: this.config.proxyAllowLoopback });
     if (!checked.ok) {
       throw OutboundError.refused(checked.reason);
     }
