@@ -22,6 +22,7 @@ import { JobsModule } from './jobs/jobs.module';
 import { SCHEMA } from './entities';
 import { loggerOptions } from './logging';
 import { MetricsModule } from './metrics/metrics.module';
+import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { SandboxModule } from './sandbox/sandbox.module';
 import { ReactorFormulasModule } from './reactor-formulas/reactor-formulas.module';
 import { ReactorsModule } from './reactors/reactors.module';
@@ -63,6 +64,7 @@ export class AppModule {
         InvitationsModule,
         HealthModule,
         MetricsModule,
+        RateLimitsModule,
         TokensModule,
         SandboxModule,
         ReactorFormulasModule,

@@ -8,6 +8,7 @@ import { Proxies1763787600000 } from './1763787600000-proxies';
 import { CanonicalEmails1763791500000 } from './1763791500000-canonical-emails';
 import { Delegation1763794800000 } from './1763794800000-delegation';
 import { InvitationOutbox1763801000000 } from './1763801000000-invitation-outbox';
+import { RateLimits1763805000000 } from './1763805000000-rate-limits';
 
 /** Every migration, in order. Listed by class so the same list works from TypeScript (tests) and dist. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   CanonicalEmails1763791500000,
   Delegation1763794800000,
   InvitationOutbox1763801000000,
+  RateLimits1763805000000,
 ];
