@@ -6,7 +6,7 @@
  *   resources   applications, auth (the API-key guard), tenants, tokens, proxies, reactors,
  *               reactor-formulas, health, jobs, sandbox-bridges: one Nest module per folder
  *   engines     access (permissions, principals, access rules, decorators), expressions, outbound,
- *               sandbox, metrics: shared machinery that knows no resource
+ *               sandbox, metrics, rate-limits (the shared limiter): shared machinery that knows no resource
  *   foundation  common, config, crypto, database, logging.ts: know nothing above them
  *
  * A resource uses another resource only through its public surface: the *.module.ts, services, entities
@@ -25,7 +25,7 @@ const RESOURCES = [
   'jobs',
   'sandbox-bridges',
 ];
-const ENGINES = ['access', 'expressions', 'outbound', 'sandbox', 'metrics'];
+const ENGINES = ['access', 'expressions', 'outbound', 'sandbox', 'metrics', 'rate-limits'];
 const FOUNDATION = ['common', 'config', 'crypto', 'database'];
 const TOP =
   '^src/(app\\.module|app|main|cli|openapi|openapi-docs|openapi-examples|entities)\\.ts$|^src/(cli|migrations)/';
@@ -63,7 +63,8 @@ module.exports = {
     {
       name: 'engines-know-no-resource',
       severity: 'error',
-      comment: 'access/, expressions/, outbound/, sandbox/ and metrics/ serve every resource and know none.',
+      comment:
+        'access/, expressions/, outbound/, sandbox/, metrics/ and rate-limits/ serve every resource and know none.',
       from: { path: folders(ENGINES), pathNot: SPECS },
       to: { path: `${folders(RESOURCES)}|${TOP}` },
     },

@@ -23,6 +23,7 @@ import { JobsModule } from './jobs/jobs.module';
 import { SCHEMA } from './entities';
 import { loggerOptions } from './logging';
 import { MetricsModule } from './metrics/metrics.module';
+import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { SandboxModule } from './sandbox/sandbox.module';
 import { ReactorFormulasModule } from './reactor-formulas/reactor-formulas.module';
 import { ReactorsModule } from './reactors/reactors.module';
@@ -65,6 +66,7 @@ export class AppModule {
         InvitationsModule,
         HealthModule,
         MetricsModule,
+        RateLimitsModule,
         TokensModule,
         SandboxModule,
         ReactorFormulasModule,

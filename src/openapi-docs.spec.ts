@@ -43,6 +43,7 @@ describe('completeDocument', () => {
       '413',
       '415',
       '422',
+      '429',
     ]);
     expect(op.responses['403']).toMatchObject({ description: 'Requires widget:update.', content: PROBLEM });
     expect(op.responses['409']).toMatchObject({
@@ -54,6 +55,15 @@ describe('completeDocument', () => {
     expect((op as { parameters?: { name: string }[] }).parameters?.map((p) => p.name)).toContain(
       'BT-IDEMPOTENCY-KEY',
     );
+    expect(op.responses['429']).toMatchObject({
+      content: PROBLEM,
+      headers: {
+        'Retry-After': expect.any(Object),
+        RateLimit: expect.any(Object),
+        'RateLimit-Policy': expect.any(Object),
+      },
+    });
+    expect(op.responses['200']).toMatchObject({ headers: { RateLimit: expect.any(Object) } });
   });
 
   it('leaves the error answers of an operation that declares its own bodies', () => {
@@ -77,8 +87,8 @@ describe('completeDocument', () => {
   });
 
   it('refuses a declared error answer without text', () => {
-    const doc = documentOf({ '/x': { get: { summary: 's', responses: { '429': { description: '' } } } } });
-    expect(() => completeDocument(doc, {})).toThrow('GET /x: the 429 answer needs a description');
+    const doc = documentOf({ '/x': { get: { summary: 's', responses: { '418': { description: '' } } } } });
+    expect(() => completeDocument(doc, {})).toThrow('GET /x: the 418 answer needs a description');
   });
   it('shows each error status with an example of its own status, not one 400 for all', () => {
     const doc = completeDocument(
@@ -105,7 +115,7 @@ describe('completeDocument', () => {
     const examples = Object.entries(responses)
       .filter(([status]) => Number(status) >= 400)
       .map(([status, r]) => [Number(status), r.content?.['application/problem+json']?.example] as const);
-    expect(examples.map(([status]) => status).sort()).toEqual([400, 401, 403, 404, 409, 413, 415, 422]);
+    expect(examples.map(([status]) => status).sort()).toEqual([400, 401, 403, 404, 409, 413, 415, 422, 429]);
     for (const [status, example] of examples) {
       expect(example?.status).toBe(status);
     }

@@ -6,7 +6,7 @@ type Operation = {
   description?: string;
   parameters?: { in: string; name?: string }[];
   requestBody?: { content: Record<string, { schema?: { $ref?: string }; examples?: unknown }> };
-  responses: Record<string, { description: string; content?: unknown }>;
+  responses: Record<string, { description: string; content?: unknown; headers?: Record<string, unknown> }>;
   security?: unknown[];
 };
 
@@ -17,7 +17,7 @@ type Operation = {
 function errorStatuses(path: string, method: string, op: Operation): number[] {
   const statuses = new Set<number>();
   if ((op.security ?? []).length > 0) {
-    statuses.add(401).add(403);
+    statuses.add(401).add(403).add(429);
   }
   if (path.includes('{id}')) {
     statuses.add(400).add(404);
@@ -45,6 +45,22 @@ const ERROR_TEXT: Record<number, string> = {
   422: 'The BT-IDEMPOTENCY-KEY was used for a request with another method, path or body.',
   413: 'The body is larger than 1 MB.',
   415: 'The body is not JSON (or, for PATCH /tokens/{id}, not a JSON merge patch).',
+  429: 'A rate limit is reached (the application’s, the tenant’s, or the address’s without a valid key): retry after `Retry-After` seconds.',
+};
+
+/** The rate-limit fields (draft-ietf-httpapi-ratelimit-headers-10), on the answers of rate-limited routes. */
+const RATE_LIMIT_HEADERS = {
+  RateLimit: {
+    description: 'Each limit’s remaining quota `r` and seconds to its reset `t`.',
+    schema: { type: 'string', example: '"application";r=1999;t=10, "tenant";r=9999;t=10' },
+  },
+  'RateLimit-Policy': {
+    description: 'Each limit’s quota `q` per window of `w` seconds.',
+    schema: { type: 'string', example: '"application";q=2000;w=10, "tenant";q=10000;w=10' },
+  },
+};
+const RETRY_AFTER = {
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', example: 7 } },
 };
 
 /** What each error answer looks like, shown under its status in /docs (not one 400 example for all). */
@@ -65,7 +81,11 @@ const PROBLEM_EXAMPLES: Record<number, object> = {
   422: problemExample(422, 'Unprocessable Content', 'The code does not compile.', {
     code: ['SyntaxError: Unexpected token (3:7)'],
   }),
-  429: problemExample(429, 'Too Many Requests', 'Too many requests: try again in 30 seconds.'),
+  429: problemExample(
+    429,
+    'Too Many Requests',
+    'Rate limit reached for this application: at most 2000 in 10 seconds. Try again in 7 seconds.',
+  ),
 };
 
 function problemExample(status: number, title: string, detail: string, errors?: object): object {
@@ -165,6 +185,13 @@ export function completeDocument(
       if (takesIdempotencyKey(path, method, op)) {
         op.parameters = [...(op.parameters ?? []), IDEMPOTENCY_PARAMETER];
       }
+      if ((op.security ?? []).length > 0) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (status.startsWith('2')) {
+            response.headers = { ...response.headers, ...RATE_LIMIT_HEADERS };
+          }
+        }
+      }
       if (declaresErrorBodies(op)) {
         continue;
       }
@@ -176,6 +203,7 @@ export function completeDocument(
         const example = PROBLEM_EXAMPLES[status];
         op.responses[String(status)] = {
           description,
+          ...(status === 429 ? { headers: { ...RETRY_AFTER, ...RATE_LIMIT_HEADERS } } : {}),
           content: {
             'application/problem+json': {
               schema: { $ref: '#/components/schemas/ProblemDetails' },

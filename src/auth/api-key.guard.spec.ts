@@ -5,6 +5,7 @@ import { AuthenticatedRequest, Public, RequirePermission } from '../access/decor
 import type { Principal } from '../access/principal';
 import type { ApplicationsService } from '../applications/applications.service';
 import { ApiError } from '../common/api-error';
+import type { RateLimits } from '../rate-limits/rate-limits.service';
 import { ApiKeyGuard } from './api-key.guard';
 import { Authenticator } from './authenticator.service';
 
@@ -50,7 +51,14 @@ const applications = {
   authenticate: (key: string) => Promise.resolve(principals[key] ?? null),
 } as unknown as ApplicationsService;
 
-const guard = new ApiKeyGuard(new Reflector(), new Authenticator(applications));
+/** Limits that never refuse: the limits have their own tests (test/rate-limits). */
+const limits = {
+  refuseFloodingAddress: () => undefined,
+  countUnauthenticated: () => Promise.resolve(),
+  admit: () => Promise.resolve(),
+} as unknown as RateLimits;
+
+const guard = new ApiKeyGuard(new Reflector(), new Authenticator(applications, limits));
 
 function contextFor(
   handler: keyof Routes,
@@ -60,7 +68,7 @@ function contextFor(
   const context = {
     getHandler: () => Routes.prototype[handler],
     getClass: () => Routes,
-    switchToHttp: () => ({ getRequest: () => request }),
+    switchToHttp: () => ({ getRequest: () => request, getResponse: () => ({}) }),
   } as unknown as ExecutionContext;
   return [context, request];
 }

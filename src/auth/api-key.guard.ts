@@ -1,5 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import type { Response } from 'express';
 import { AuthenticatedRequest, PUBLIC_ROUTE, REQUIRED_PERMISSIONS } from '../access/decorators';
 import type { Permission } from '../access/permissions';
 import { Authenticator } from './authenticator.service';
@@ -20,7 +21,8 @@ export class ApiKeyGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const required =
       this.reflector.getAllAndOverride<Permission[] | undefined>(REQUIRED_PERMISSIONS, targets) ?? [];
-    request.principal = await this.authenticator.authenticate(request.headers, required);
+    const response = context.switchToHttp().getResponse<Response>();
+    request.principal = await this.authenticator.authenticate(request, response, required);
     return true;
   }
 }

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { parseMasterKeys } from '../crypto/master-keys';
+import { loadRateLimitConfig, RateLimitConfig } from './rate-limit-config';
 
 export type NodeEnv = 'development' | 'production' | 'test';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -59,6 +60,8 @@ export interface AppConfig {
   invitationMailsPerAddressPerHour: number;
   /** Invitation e-mails per tenant in any hour. */
   invitationMailsPerTenantPerHour: number;
+  /** The shared rate limits and their store (rate-limit-config.ts). */
+  rateLimits: RateLimitConfig;
 }
 
 export interface ServerLimitsConfig {
@@ -173,6 +176,14 @@ function sandboxQueueing(
   };
 }
 
+function rateLimits(env: Env): RateLimitConfig {
+  try {
+    return loadRateLimitConfig(env);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+}
+
 /** Parses and validates the environment; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): AppConfig {
   const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'], 'development');
@@ -231,6 +242,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     trustedProxies: addressList(env, 'TRUST_PROXY'),
     invitationMailsPerAddressPerHour: int(env, 'INVITATION_MAILS_PER_ADDRESS_PER_HOUR', 5, 1, 1000),
     invitationMailsPerTenantPerHour: int(env, 'INVITATION_MAILS_PER_TENANT_PER_HOUR', 100, 1, 10000),
+    rateLimits: rateLimits(env),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   };
   if (bool(env, 'METRICS_PUBLIC', false)) {

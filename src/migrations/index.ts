@@ -9,6 +9,7 @@ import { CanonicalEmails1763791500000 } from './1763791500000-canonical-emails';
 import { Delegation1763794800000 } from './1763794800000-delegation';
 import { IdempotencyKeys1763802000000 } from './1763802000000-idempotency-keys';
 import { InvitationOutbox1763801000000 } from './1763801000000-invitation-outbox';
+import { RateLimits1763805000000 } from './1763805000000-rate-limits';
 
 /** Every migration, in order. Listed by class so the same list works from TypeScript (tests) and dist. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   Delegation1763794800000,
   InvitationOutbox1763801000000,
   IdempotencyKeys1763802000000,
+  RateLimits1763805000000,
 ];

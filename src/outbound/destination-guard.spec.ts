@@ -156,7 +156,27 @@ describe('DestinationGuard decision point', () => {
     expect(connector).toHaveBeenCalledTimes(1);
   });
 
-  it.each(['localhost', 'LOCALHOST.', '127.0.0.1', '::1', 'metadata', 'db.internal', '0x7f.1'])(
+  it.each(['localhost', 'LOCALHOST.'])(
+    'refuses the host %s without resolving it, loopback refused',
+    async (host) => {
+      const resolver = staticResolver({ localhost: '127.0.0.1' });
+      const connector = forbiddenConnector();
+      const err = await failureOf(guardWith(resolver, connector).connect(host, 443));
+      expect(err.failure).toBe('destination_refused');
+      expect(resolver).not.toHaveBeenCalled();
+    },
+  );
+
+  it('resolves localhost with loopback allowed and connects to loopback only', async () => {
+    const connector = recordingConnector();
+    const guard = guardWith(staticResolver({ localhost: '127.0.0.1' }), connector, true);
+    expect((await failureOf(guard.connect('localhost', 8443))).failure).toBe('connection_failed');
+    expect(connector).toHaveBeenCalledWith(expect.objectContaining({ address: '127.0.0.1', port: 8443 }));
+    const elsewhere = guardWith(staticResolver({ localhost: '10.0.0.1' }), forbiddenConnector(), true);
+    expect((await failureOf(elsewhere.connect('localhost', 443))).failure).toBe('destination_refused');
+  });
+
+  it.each(['api.localhost', '127.0.0.1', '::1', 'metadata', 'db.internal', '0x7f.1'])(
     'refuses the host %s without resolving it',
     async (host) => {
       const resolver = staticResolver({});

@@ -127,7 +127,7 @@ export class DestinationGuard {
   }
 
   private async check(hostname: string): Promise<{ name: string; addresses: ResolvedAddress[] }> {
-    const host = checkHostname(hostname);
+    const host = checkHostname(hostname, { allowLoopback: this.options.allowLoopback });
     if (!host.ok) {
       throw OutboundError.refused(host.reason);
     }

@@ -78,6 +78,17 @@ describe('checkDestinationUrl', () => {
     expect(reasonOf(url)).toBe('localhost is not allowed');
   });
 
+  it('lets the name localhost (only it) pass with allowLoopback, for a local mock', () => {
+    const allowed = checkDestinationUrl('https://localhost:8443/pay', { allowLoopback: true });
+    expect(allowed).toMatchObject({ ok: true, hostname: 'localhost', port: 8443 });
+    expect(checkDestinationUrl('https://LOCALHOST./', { allowLoopback: true })).toMatchObject({ ok: true });
+    expect(checkDestinationUrl('https://api.localhost/', { allowLoopback: true })).toEqual({
+      ok: false,
+      reason: 'localhost is not allowed',
+    });
+    expect(checkDestinationUrl('https://127.0.0.1/', { allowLoopback: true })).toMatchObject({ ok: false });
+  });
+
   it.each([
     ['https://printer.local/', 'host names under .local are not allowed'],
     ['https://metadata.google.internal/', 'host names under .internal are not allowed'],

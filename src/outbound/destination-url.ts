@@ -12,6 +12,14 @@ export type DestinationCheck =
 
 export type HostnameCheck = { ok: true; hostname: string } | { ok: false; reason: string };
 
+export interface StaticCheckOptions {
+  /**
+   * PROXY_ALLOW_LOOPBACK (tests, local mocks): the name `localhost` itself passes the static checks; its
+   * resolved addresses are still checked, and only loopback passes, under the same switch.
+   */
+  allowLoopback?: boolean;
+}
+
 const MAX_URL_LENGTH = 8192;
 
 /**
@@ -28,7 +36,7 @@ const DNS_LABEL = /^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$/;
 const refuse = (reason: string): { ok: false; reason: string } => ({ ok: false, reason });
 
 /** The static checks on a host name as a WHATWG URL parser leaves it (punycode for non-ASCII names). */
-export function checkHostname(hostname: string): HostnameCheck {
+export function checkHostname(hostname: string, options: StaticCheckOptions = {}): HostnameCheck {
   const host = hostname.toLowerCase();
   if (host.startsWith('[') || isIP(host) !== 0) {
     return refuse('the host must be a DNS name, not an IP address');
@@ -36,6 +44,9 @@ export function checkHostname(hostname: string): HostnameCheck {
   const name = host.endsWith('.') ? host.slice(0, -1) : host;
   if (name === '') {
     return refuse('the URL has no host');
+  }
+  if (name === 'localhost' && options.allowLoopback === true) {
+    return { ok: true, hostname: name };
   }
   const labels = name.split('.');
   if (NUMERIC_LABEL.test(labels[labels.length - 1])) {
@@ -62,7 +73,7 @@ export function checkHostname(hostname: string): HostnameCheck {
  * names), no user information, a valid port. /proxies validates `destination_url` with this at write time;
  * the outbound client repeats it on every request and then checks the resolved addresses.
  */
-export function checkDestinationUrl(input: string | URL): DestinationCheck {
+export function checkDestinationUrl(input: string | URL, options: StaticCheckOptions = {}): DestinationCheck {
   const raw = typeof input === 'string' ? input : input.href;
   if (raw.length > MAX_URL_LENGTH) {
     return refuse('the URL is too long');
@@ -90,7 +101,7 @@ export function checkDestinationUrl(input: string | URL): DestinationCheck {
   if (url.username !== '' || url.password !== '' || authority.includes('@')) {
     return refuse('user information in the URL is not allowed');
   }
-  const host = checkHostname(url.hostname);
+  const host = checkHostname(url.hostname, options);
   if (!host.ok) {
     return host;
   }

@@ -8,7 +8,7 @@ export type {
   ResolvedAddress,
 } from './destination-guard';
 export { checkDestinationUrl, checkHostname } from './destination-url';
-export type { DestinationCheck } from './destination-url';
+export type { DestinationCheck, StaticCheckOptions } from './destination-url';
 export { HOP_BY_HOP_HEADERS, stripHopByHop } from './hop-by-hop';
 export { OutboundClient } from './outbound-client';
 export type { BufferedOutboundResponse, OutboundRequest, OutboundResponse } from './outbound-client';

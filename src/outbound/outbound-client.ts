@@ -128,6 +128,7 @@ function typedErrors(res: IncomingMessage): Readable {
 export class OutboundClient implements OnApplicationShutdown {
   private readonly agent: GuardedAgent;
   private readonly timeoutMs: number;
+  private readonly allowLoopback: boolean;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -135,6 +136,7 @@ export class OutboundClient implements OnApplicationShutdown {
     @Inject(OUTBOUND_CONNECTOR) connector: OutboundConnector,
   ) {
     this.timeoutMs = config.proxyTimeoutMs;
+    this.allowLoopback = config.proxyAllowLoopback;
     this.agent = new GuardedAgent(
       new DestinationGuard({
         resolver,
@@ -150,7 +152,7 @@ export class OutboundClient implements OnApplicationShutdown {
    * Rejects with an OutboundError (refused destination, DNS, connection, TLS, timeout).
    */
   async request(request: OutboundRequest): Promise<OutboundResponse> {
-    const destination = checkDestinationUrl(request.url);
+    const destination = checkDestinationUrl(request.url, { allowLoopback: this.allowLoopback });
     if (!destination.ok) {
       throw OutboundError.refused(destination.reason);
     }

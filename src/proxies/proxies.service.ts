@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
@@ -14,6 +14,7 @@ import { checkProxyBody } from './proxy-rules';
 import { Proxy } from './proxy.entity';
 import { LoadedProxy } from './loaded-proxy';
 import { Clock } from '../common/clock';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 
 const KEY_SEAL = 'proxy-key';
 const CONFIGURATION_SEAL = 'proxy-configuration';
@@ -26,10 +27,11 @@ export class ProxiesService {
     private readonly cipher: TenantCipher,
     private readonly cache: ProxyCache,
     private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async create(principal: Principal, dto: ProxyBodyDto): Promise<ProxyDto> {
-    const checked = checkProxyBody(dto);
+    const checked = checkProxyBody(dto, { allowLoopback: this.config.proxyAllowLoopback });
     const applicationId = await this.applications.requireBindable(principal, dto.application?.id ?? null);
     const { tenantId } = principal;
     const id = randomUUID();
@@ -63,7 +65,7 @@ export class ProxiesService {
   }
 
   async update(principal: Principal, id: string, dto: ProxyBodyDto): Promise<ProxyDto> {
-    const checked = checkProxyBody(dto);
+    const checked = checkProxyBody(dto, { allowLoopback: this.config.proxyAllowLoopback });
     const { tenantId } = principal;
     await this.find(tenantId, id);
     const applicationId = await this.applications.requireBindable(principal, dto.application?.id ?? null);

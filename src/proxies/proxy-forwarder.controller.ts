@@ -89,6 +89,10 @@ function Documented(method: string): MethodDecorator {
     ProxyError(401, 'missing or invalid BT-API-KEY.'),
     ProxyError(403, 'no token:use on a referenced token.'),
     ProxyError(408, 'the destination did not answer in time.'),
+    ProxyError(
+      429,
+      'a rate limit is reached (the caller’s application or tenant, the proxy per address, or proxy keys per address); `Retry-After`, `RateLimit` and `RateLimit-Policy` say when to retry.',
+    ),
     ProxyError(502, 'the destination could not be reached.'),
   );
 }

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ApplicationsService } from '../applications/applications.service';
@@ -7,8 +7,10 @@ import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { isChosenStatus, MAX_CHOSEN_STATUS, MIN_CHOSEN_STATUS } from '../common/limits';
 import { clientGoneSignal } from '../common/client-gone';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Idempotency, IdempotencyScope } from '../idempotency/idempotency.service';
 import { MetricsService } from '../metrics/metrics.service';
+import { RateLimits } from '../rate-limits/rate-limits.service';
 import { checkDestinationUrl, OutboundClient, OutboundError, OutboundResponse } from '../outbound';
 import { DetokenizeService } from '../tokens/detokenize.service';
 import {
@@ -61,15 +63,17 @@ export class ProxyForwarder {
     private readonly metrics: MetricsService,
     private readonly authenticator: Authenticator,
     private readonly idempotency: Idempotency,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly limits: RateLimits,
   ) {}
 
   /** Sends the destination's answer on `res`, or throws for the caller to answer with a proxy_error. */
   async forward(req: Request, res: Response): Promise<void> {
-    const route = await this.route(req);
+    const route = await this.route(req, res);
     const path = forwardedPath(req.originalUrl);
     const query = forwardedQuery(req.originalUrl);
     const url = destinationUrl(route.destination, path, query);
-    const checked = checkDestinationUrl(url);
+    const checked = checkDestinationUrl(url, { allowLoopback: this.config.proxyAllowLoopback });
     if (!checked.ok) {
       throw OutboundError.refused(checked.reason);
     }
@@ -157,14 +161,14 @@ export class ProxyForwarder {
     await relay(res, response);
   }
 
-  private async route(req: Request): Promise<Route> {
+  private async route(req: Request, res: Response): Promise<Route> {
     const key = single(req.headers[PROXY_KEY_HEADER], PROXY_KEY_HEADER) ?? queryKey(req);
     const url = single(req.headers[PROXY_URL_HEADER], PROXY_URL_HEADER);
     if (key !== undefined && url !== undefined) {
       throw ApiError.badRequest('Send either BT-PROXY-KEY or BT-PROXY-URL, not both.');
     }
     if (key !== undefined) {
-      return this.configuredRoute(req, key);
+      return this.configuredRoute(req, res, key);
     }
     if (url === undefined) {
       throw ApiError.badRequest(
@@ -172,25 +176,30 @@ export class ProxyForwarder {
       );
     }
     // Calls with BT-PROXY-URL always authenticate (spec §5 rule 2).
-    const caller = await this.caller(req);
+    const caller = await this.caller(req, res);
     return { destination: url, detokenizer: caller, proxy: null, owner: ownerOf(caller) };
   }
 
-  private async configuredRoute(req: Request, key: string): Promise<Route> {
+  private async configuredRoute(req: Request, res: Response, key: string): Promise<Route> {
+    // A proxy key may be all a caller has (require_auth:false): limited by address before the lookup.
+    this.limits.refuseFloodingAddress(req);
+    await this.limits.countUnauthenticated(req);
     const proxy = await this.proxies.findByKey(key);
     if (proxy === null) {
       throw new ApiError(404, 'No proxy has this proxy key.');
     }
     const { tenantId, applicationId } = proxy.proxy;
     if (proxy.proxy.requireAuth) {
-      const caller = await this.caller(req);
+      const caller = await this.caller(req, res);
       if (caller.tenantId !== tenantId) {
         // Another tenant's proxy is answered like a missing one: its existence is not revealed.
         throw new ApiError(404, 'No proxy has this proxy key.');
       }
       return { destination: proxy.proxy.destinationUrl, detokenizer: caller, proxy, owner: ownerOf(caller) };
     }
-    // No caller: the proxy's application (if any) supplies the rights to detokenize (DESIGN §7).
+    // No caller: limited per proxy and address; the proxy's application (if any) supplies the rights to
+    // detokenize (DESIGN §7).
+    await this.limits.admitProxyCall(proxy.proxy.id, req, res);
     const application =
       applicationId === null ? null : await this.applications.principalFor(tenantId, applicationId);
     return {
@@ -201,10 +210,9 @@ export class ProxyForwarder {
     };
   }
 
-  /** The authenticated caller, who needs token:use to invoke the proxy (spec §5). */
-  /** The caller, authenticated as the guard does (the /proxy route itself is public). */
-  private caller(req: Request): Promise<Principal> {
-    return this.authenticator.authenticate(req.headers, ['token:use']);
+  /** The caller, authenticated (and rate limited) as the guard does, with token:use (spec §5). */
+  private caller(req: Request, res: Response): Promise<Principal> {
+    return this.authenticator.authenticate(req, res, ['token:use']);
   }
 
   private async detokenizedBody(

@@ -1,5 +1,5 @@
 import { ApiError, FieldErrors } from '../common/api-error';
-import { checkDestinationUrl } from '../outbound';
+import { checkDestinationUrl, StaticCheckOptions } from '../outbound';
 import { compileErrorOf } from '../sandbox/compile-check';
 import type { ProxyBodyDto, ProxyTransformDto } from './dto/proxy.dto';
 
@@ -19,9 +19,9 @@ export interface CheckedProxy {
  * The rules of a proxy body the DTO cannot state: the destination passes the outbound guard's static
  * checks, configuration is a flat map of strings, and transform code compiles (422, like formula code).
  */
-export function checkProxyBody(dto: ProxyBodyDto): CheckedProxy {
+export function checkProxyBody(dto: ProxyBodyDto, outbound: StaticCheckOptions = {}): CheckedProxy {
   const errors: FieldErrors = {};
-  const destination = checkDestinationUrl(dto.destination_url);
+  const destination = checkDestinationUrl(dto.destination_url, outbound);
   if (!destination.ok) {
     errors.destination_url = [`is not allowed: ${destination.reason}`];
   }

@@ -34,7 +34,10 @@ export class TokenizeService {
   async tokenize(principal: Principal, body: unknown): Promise<unknown> {
     const slots: Slot[] = [];
     const shape = collect(body, '', { slots, max: this.config.tokenizeMaxTokens }, 0);
-    this.dedupLimit.take(principal, slots.filter((s) => s.definition.deduplicate_token === true).length);
+    await this.dedupLimit.take(
+      principal,
+      slots.filter((s) => s.definition.deduplicate_token === true).length,
+    );
     const prepared = await this.prepareAll(principal, slots);
     const outcomes = await this.inserter.transaction((manager) =>
       this.inserter.insertMany(manager, prepared),

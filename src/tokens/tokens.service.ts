@@ -34,7 +34,7 @@ export class TokensService {
   ) {}
 
   async create(principal: Principal, body: Record<string, unknown>): Promise<TokenDto> {
-    this.dedup.take(principal, body.deduplicate_token === true ? 1 : 0);
+    await this.dedup.take(principal, body.deduplicate_token === true ? 1 : 0);
     const prepared = await this.prepare(principal, body);
     // A plain token is one INSERT, atomic by itself; dedup locks and index rows need a transaction.
     const single = prepared.fields.deduplicateToken !== true && prepared.indexHashes.length === 0;
@@ -181,7 +181,7 @@ export class TokensService {
     }
     const scope = next.deduplicateToken === true ? duplicateScopeOf(principal, 'token:update') : null;
     if (next.deduplicateToken === true && firstAttempt) {
-      this.dedup.take(principal, 1);
+      await this.dedup.take(principal, 1);
     }
     const { row: updated, indexHashes } = await this.builder.build(
       {

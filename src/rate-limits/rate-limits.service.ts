@@ -1,0 +1,188 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import type { Pool } from 'pg';
+import { Counter } from 'prom-client';
+import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import type { Principal } from '../access/principal';
+import { TrustedProxies } from '../common/client-address';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import type { LimitPolicy } from '../config/rate-limit-config';
+import { DATABASE_RUNTIME } from '../database/database-info.module';
+import type { DatabaseRuntime } from '../database/database';
+import { MetricsService } from '../metrics/metrics.service';
+import { Limit, Usage } from './limit';
+import { LimiterStore, RATE_LIMIT_TABLE, redisClient, storeLimiter } from './limiter-store';
+import { rateLimitHeaders, tooManyRequests } from './rate-limit-headers';
+
+const PURGE_EVERY_MS = 5 * 60_000;
+
+/**
+ * Every rate limit of the vault, over one shared store (limiter-store.ts). A store that fails (database or
+ * Redis down) never turns requests into errors: each limit then counts per replica (see Limit), because
+ * the limits protect capacity and slow guessing, and a per-replica count still does both, while a 503
+ * would make a Redis outage a vault outage. Every 429 is counted on /metrics by route and limit.
+ */
+@Injectable()
+export class RateLimits implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('RateLimits');
+  private readonly store: LimiterStore;
+  private readonly proxies: TrustedProxies;
+  private readonly limited: Counter<'route' | 'limit'>;
+  private readonly failing = new Set<string>();
+  private purgeTimer: NodeJS.Timeout | undefined;
+
+  readonly application: Limit;
+  readonly tenant: Limit;
+  /** Requests without a valid BT-API-KEY, by client address: refused before any key lookup when over. */
+  readonly unauthenticated: Limit;
+  readonly proxyAddress: Limit;
+  readonly invitationAccept: Limit;
+  readonly dedupWrites: Limit;
+  /** DEDUP_WRITES_PER_MINUTE=0: deduplicating writes are not limited. */
+  readonly dedupUnlimited: boolean;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(DATABASE_RUNTIME) database: DatabaseRuntime,
+    dataSource: DataSource,
+    metrics: MetricsService,
+  ) {
+    const limits = config.rateLimits;
+    this.store = chooseStore(config, database, dataSource, (err) => this.storeFailed('redis', err));
+    this.proxies = new TrustedProxies(config.trustedProxies);
+    const limit = (name: string, policy: LimitPolicy): Limit =>
+      new Limit(name, policy, storeLimiter(this.store, `${limits.keyPrefix}:${name}`, policy), (n, err) =>
+        this.storeFailed(n, err),
+      );
+    this.application = limit('application', limits.application);
+    this.tenant = limit('tenant', limits.tenant);
+    this.unauthenticated = limit('unauthenticated', limits.unauthenticated);
+    this.proxyAddress = limit('proxy-address', limits.proxyAddress);
+    this.invitationAccept = limit('invitation-accept', limits.invitationAccept);
+    // 0 (unlimited) keeps the old meaning; the library needs at least one point.
+    this.dedupWrites = limit('dedup-writes', {
+      points: Math.max(1, config.dedupWritesPerMinute),
+      seconds: 60,
+    });
+    this.dedupUnlimited = config.dedupWritesPerMinute === 0;
+    this.limited = new Counter({
+      name: 'token_vault_rate_limited_total',
+      help: 'Requests answered 429 by a rate limit, by route template and limit',
+      labelNames: ['route', 'limit'],
+      registers: [metrics.registry],
+    });
+  }
+
+  async onModuleInit(): Promise<void> {
+    if (this.store.kind === 'redis') {
+      await this.store.client.connect().catch((err: unknown) => this.storeFailed('redis', err));
+    }
+    if (this.store.kind === 'postgres') {
+      const pool = this.store.pool;
+      this.purgeTimer = setInterval(() => {
+        pool
+          .query(`DELETE FROM ${RATE_LIMIT_TABLE} WHERE expire < $1`, [Date.now() - 60_000])
+          .catch(() => undefined);
+      }, PURGE_EVERY_MS);
+      this.purgeTimer.unref();
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.purgeTimer);
+    if (this.store.kind === 'redis') {
+      this.store.client.disconnect();
+    }
+    await Promise.resolve();
+  }
+
+  /** The client's address (TRUST_PROXY decides whether X-Forwarded-For is believed). */
+  clientOf(req: Request): string {
+    return this.proxies.clientOf(req);
+  }
+
+  /** Before any key lookup, from memory only: 429 while this address is over the unauthenticated limit. */
+  refuseFloodingAddress(req: Request): void {
+    const blocked = this.unauthenticated.blockedMs(this.clientOf(req));
+    if (blocked > 0) {
+      const usage: Usage = { ...this.usageOf(this.unauthenticated), resetMs: blocked, exceeded: true };
+      throw this.refusal(req, usage, [usage]);
+    }
+  }
+
+  /** A request without a valid BT-API-KEY: counted against its address; 429 past the limit. */
+  async countUnauthenticated(req: Request): Promise<void> {
+    const usage = await this.unauthenticated.take(this.clientOf(req));
+    if (usage.exceeded) {
+      throw this.refusal(req, usage, [usage]);
+    }
+  }
+
+  /** An authenticated caller: its application's and tenant's limits, reported on the answer; 429 past either. */
+  async admit(principal: Principal, req: Request, res: Response): Promise<void> {
+    const usages = await Promise.all([
+      this.application.take(principal.applicationId),
+      this.tenant.take(principal.tenantId),
+    ]);
+    this.report(req, res, usages);
+  }
+
+  /** A call to a require_auth:false proxy: limited per proxy and client address. */
+  async admitProxyCall(proxyId: string, req: Request, res: Response): Promise<void> {
+    this.report(req, res, [await this.proxyAddress.take(`${proxyId}:${this.clientOf(req)}`)]);
+  }
+
+  /** One limit for one key (the invitation page, deduplicating writes); 429 past it. */
+  async take(limit: Limit, key: string, req: Request | null, points = 1, refund = false): Promise<void> {
+    const usage = await limit.take(key, points, refund);
+    if (usage.exceeded) {
+      throw this.refusal(req, usage, [usage]);
+    }
+  }
+
+  private report(req: Request, res: Response, usages: Usage[]): void {
+    const exceeded = usages.find((u) => u.exceeded);
+    if (exceeded !== undefined) {
+      throw this.refusal(req, exceeded, usages);
+    }
+    res.set(rateLimitHeaders(usages));
+  }
+
+  private refusal(req: Request | null, exceeded: Usage, usages: Usage[]): Error {
+    const route = (req?.route as { path?: unknown } | undefined)?.path;
+    this.limited.inc({ route: typeof route === 'string' ? route : '<unmatched>', limit: exceeded.name });
+    return tooManyRequests(exceeded, usages);
+  }
+
+  private usageOf(limit: Limit): Usage {
+    return { name: limit.name, policy: limit.policy, remaining: 0, resetMs: 0, exceeded: false };
+  }
+
+  private storeFailed(limit: string, err: unknown): void {
+    if (!this.failing.has(limit)) {
+      this.failing.add(limit);
+      // Once per limit and minute: an outage must not flood the log.
+      setTimeout(() => this.failing.delete(limit), 60_000).unref();
+      this.logger.warn(
+        `Rate limit store failed (${limit}): counting in this process for now: ${(err as Error).message}`,
+      );
+    }
+  }
+}
+
+function chooseStore(
+  config: AppConfig,
+  database: DatabaseRuntime,
+  dataSource: DataSource,
+  onRedisError: (err: Error) => void,
+): LimiterStore {
+  if (config.rateLimits.redisUrl !== null) {
+    return { kind: 'redis', client: redisClient(config.rateLimits.redisUrl, onRedisError) };
+  }
+  if (database.embedded) {
+    return { kind: 'memory' };
+  }
+  const pool = (dataSource.driver as PostgresDriver).master as Pool;
+  return { kind: 'postgres', pool, preparedStatements: config.databasePreparedStatements };
+}
