@@ -18,6 +18,8 @@
  *             such a scenario runs, and their ctx also has echo: { host, port, url, proxyUrl }. Default: the
  *             production-mode vault every other scenario uses.
  *   group     optional: BENCH_ONLY also matches it (e.g. 'proxy' for the proxy scenarios and their baselines)
+ *   database  optional: 'postgres' for a scenario that needs ctx.cli (a second tenant, say): skipped, with a
+ *             line saying so, on the embedded database
  *   preciseLatency  optional: true takes p50/p99/average from every response's own time (0.01 ms) instead of
  *             autocannon's whole-millisecond histogram
  *   tokensPerRequest  optional: tokens each request creates; the report adds tokens/s = req/s × this
@@ -29,15 +31,20 @@
  *
  * ctx: { baseUrl, key (the management key), auth (BT-API-KEY header of the management key),
  *        api(method, path, body?, key?) -> parsed JSON (throws on a non-2xx answer),
+ *        database ('PostgreSQL' or 'embedded'), cli(args) -> stdout of `node dist/src/cli.js ...args` on the
+ *        server's database (PostgreSQL only),
  *        createApplication({ name, type, permissions, rules }) -> { id, key },
  *        cache (a Map shared by every scenario of the run), log(line) (progress output),
  *        record(name, value) (kept under `setup` in the scenario's results) }
  */
 const { randomBytes } = require('node:crypto');
+const { performance } = require('node:perf_hooks');
 // The service's own implementation, from the build `npm run bench` makes first.
 const { luhnCheckDigit } = require('../dist/src/common/luhn');
 
 const POST_TOKENS = 'POST /tokens (card)';
+const POST_TOKENS_KEYED = 'POST /tokens (card, idempotency key)';
+const POST_TOKENS_REPLAY = 'POST /tokens (idempotent replay)';
 const GET_TOKEN = 'GET /tokens/<id> (reveal)';
 const LIST_BY_METADATA = 'GET /tokens?metadata.k=v';
 const TOKENIZE = 'POST /tokenize (100 leaves)';
@@ -149,6 +156,75 @@ async function reactSetup(ctx) {
   return ctx.cache.get('reactor');
 }
 
+/** How long each of the flooding tenant's runs holds a sandbox worker (busy, on the worker's CPU). */
+const SLOW_REACT_MS = 200;
+/** The flooding tenant's connections: more than its share of workers and of queued runs together. */
+const FLOOD_CONNECTIONS = 64;
+const REACT_B_IDLE = 'POST /reactors/<id>/react (tenant B idle, 1 connection)';
+const REACT_B_FLOODED = `POST /reactors/<id>/react (tenant B, 1 connection, tenant A flooding ${SLOW_REACT_MS} ms reactors)`;
+
+/**
+ * Tenant A of the fairness rows: a second tenant (made with the `tenant:create` operator command, which has no
+ * API route), a reactor whose every run busy-waits SLOW_REACT_MS in the sandbox, and a caller allowed to run
+ * it. Checks once that a run does take that long. Tenant B is the default tenant, with reactSetup's reactor.
+ */
+async function floodingTenantSetup(ctx) {
+  if (!ctx.cache.has('floodingTenant')) {
+    ctx.cache.set(
+      'floodingTenant',
+      (async () => {
+        const output = await ctx.cli([
+          'tenant:create',
+          '--name',
+          `bench flooding tenant ${RUN}`,
+          '--owner-email',
+          `bench-flood-${RUN}@token-vault.local`,
+          '--json',
+        ]);
+        const tenant = JSON.parse(output.trim().split('\n').pop());
+        const caller = await ctx.api(
+          'POST',
+          '/applications',
+          { name: 'bench flood caller', type: 'private', permissions: ['token:use'], rules: [] },
+          tenant.key,
+        );
+        const formula = await ctx.api(
+          'POST',
+          '/reactor-formulas',
+          {
+            name: 'bench slow',
+            type: 'private',
+            code:
+              'module.exports = async function () { ' +
+              `const end = Date.now() + ${SLOW_REACT_MS}; while (Date.now() < end) {} return { raw: { slow: true } }; };`,
+            configuration: [],
+            request_parameters: [],
+          },
+          tenant.key,
+        );
+        const reactor = await ctx.api(
+          'POST',
+          '/reactors',
+          { name: 'bench slow', configuration: {}, formula: { id: formula.id } },
+          tenant.key,
+        );
+        const path = `/reactors/${reactor.id}/react`;
+        const started = performance.now();
+        await ctx.api('POST', path, { args: {} }, caller.key);
+        const ms = performance.now() - started;
+        if (ms < SLOW_REACT_MS) {
+          throw new Error(
+            `tenant A's slow reactor answered in ${ms.toFixed(1)} ms, expected ≥ ${SLOW_REACT_MS} ms`,
+          );
+        }
+        ctx.log(`tenant ${tenant.tenant_id} (A): one slow react takes ${ms.toFixed(1)} ms`);
+        return { key: caller.key, path, tenant: tenant.tenant_id };
+      })(),
+    );
+  }
+  return ctx.cache.get('floodingTenant');
+}
+
 const PROXY_CONNECTIONS = 16;
 const DIRECT_N = `direct HTTPS echo (${PROXY_CONNECTIONS} connections)`;
 const PROXY_N = `POST /proxy (3 tokens, ${PROXY_CONNECTIONS} connections)`;
@@ -253,6 +329,66 @@ function reactRequest(ctx, data) {
   };
 }
 
+/** A target: this row's req/s ÷ that of `reference` (a scenario of the same run). */
+function requestsPerSecondVs(reference, threshold) {
+  return {
+    label: `req/s vs ${reference} req/s`,
+    measure: (row, byName) =>
+      byName[reference] && byName[reference].requests_per_second > 0
+        ? row.requests_per_second / byName[reference].requests_per_second
+        : null,
+    op: '>=',
+    threshold,
+  };
+}
+
+/** Keys POST_TOKENS_REPLAY replays, each with its own stored answer. */
+const REPLAY_KEYS = 200;
+
+/**
+ * Stores REPLAY_KEYS answers (one POST /tokens each, with its own key and card) and checks that the vault
+ * honours BT-IDEMPOTENCY-KEY before its cost is measured: sent again, each gives the same token, marked as a
+ * replay. Returns the keys and bodies, replayed by POST_TOKENS_REPLAY.
+ */
+async function idempotencySetup(ctx) {
+  if (!ctx.cache.has('idempotency')) {
+    ctx.cache.set('idempotency', storeReplays(ctx));
+  }
+  return ctx.cache.get('idempotency');
+}
+
+async function storeReplays(ctx) {
+  const app = await revealApplication(ctx);
+  const send = (replay) =>
+    fetch(`${ctx.baseUrl}/tokens`, {
+      method: 'POST',
+      headers: { ...jsonHeaders(app.key), 'bt-idempotency-key': replay.key },
+      body: replay.body,
+    });
+  const replays = Array.from({ length: REPLAY_KEYS }, (_, i) => ({
+    key: `bench-${RUN}-replay-${i}`,
+    body: JSON.stringify(cardBody()),
+  }));
+  await runPool(REPLAY_KEYS, SEED_CONCURRENCY, async (i) => {
+    const first = await send(replays[i]);
+    const firstBody = await first.text();
+    const again = await send(replays[i]);
+    const againBody = await again.text();
+    if (
+      first.status !== 201 ||
+      again.status !== 201 ||
+      again.headers.get('idempotent-replayed') !== 'true' ||
+      JSON.parse(firstBody).id !== JSON.parse(againBody).id
+    ) {
+      throw new Error(
+        `POST /tokens with BT-IDEMPOTENCY-KEY was not replayed: ${first.status} then ${again.status} ` +
+          `(Idempotent-Replayed: ${again.headers.get('idempotent-replayed')}) ${againBody.slice(0, 300)}`,
+      );
+    }
+  });
+  return { key: app.key, replays };
+}
+
 module.exports = [
   {
     name: 'GET /health',
@@ -265,6 +401,8 @@ module.exports = [
   },
   {
     name: POST_TOKENS,
+    // BENCH_ONLY=idempotency: this row and the two keyed ones, whose reference it is.
+    group: 'idempotency',
     setup: revealApplication,
     request: (ctx, app) => ({
       requests: [
@@ -277,6 +415,61 @@ module.exports = [
       ],
     }),
     targets: [{ label: 'req/s vs GET /health', measure: ratioVsBaseline, op: '>=', threshold: 0.4 }],
+  },
+  {
+    // Issue 17: what BT-IDEMPOTENCY-KEY costs. POST_TOKENS with a new key on every request: each one claims
+    // its key in the database and stores its sealed answer. Target: at most 10 % slower than without a key.
+    name: POST_TOKENS_KEYED,
+    group: 'idempotency',
+    setup: idempotencySetup,
+    request: (ctx, { key }) => {
+      let counter = 0;
+      return {
+        requests: [
+          {
+            method: 'POST',
+            path: '/tokens',
+            headers: jsonHeaders(key),
+            setupRequest: (req) => {
+              counter += 1;
+              return {
+                ...req,
+                headers: { ...req.headers, 'bt-idempotency-key': `bench-${RUN}-${counter}` },
+                body: JSON.stringify(cardBody()),
+              };
+            },
+          },
+        ],
+      };
+    },
+    targets: [requestsPerSecondVs(POST_TOKENS, 0.9)],
+  },
+  {
+    // Clients' retries after lost answers: each request resends the key and body of one of REPLAY_KEYS
+    // earlier requests, picked at random, and gets the stored answer (checked by the setup). No token is
+    // created; the ratio says what a retry costs next to a new token. (Keys are spread: 20 connections
+    // replaying one single key would queue on that key's row lock and measure that instead.)
+    name: POST_TOKENS_REPLAY,
+    group: 'idempotency',
+    setup: idempotencySetup,
+    request: (ctx, { key, replays }) => ({
+      requests: [
+        {
+          method: 'POST',
+          path: '/tokens',
+          headers: jsonHeaders(key),
+          setupRequest: (req) => {
+            const replay = replays[Math.floor(Math.random() * replays.length)];
+            return {
+              ...req,
+              headers: { ...req.headers, 'bt-idempotency-key': replay.key },
+              body: replay.body,
+            };
+          },
+        },
+      ],
+    }),
+    targets: [requestsPerSecondVs(POST_TOKENS, 0.9)],
   },
   {
     name: GET_TOKEN,
@@ -430,6 +623,49 @@ module.exports = [
         op: '<=',
         threshold: 5,
         unit: 'ms',
+      },
+    ],
+  },
+  {
+    // Issue 17, sandbox fairness: the reference for the next row, tenant B's warm react alone (REACT_1 with
+    // latency from every response's own time).
+    name: REACT_B_IDLE,
+    group: 'fairness',
+    connections: 1,
+    preciseLatency: true,
+    setup: reactSetup,
+    request: reactRequest,
+  },
+  {
+    // The same requests while tenant A sends its slow reactor on FLOOD_CONNECTIONS connections: A may hold
+    // only its share of the sandbox workers and of the queue (SANDBOX_TENANT_RUNNING, SANDBOX_TENANT_QUEUE),
+    // so its excess answers 429 (or 503): `background` lists A's status codes. Target: B's p99 within 2× idle.
+    name: REACT_B_FLOODED,
+    group: 'fairness',
+    database: 'postgres',
+    connections: 1,
+    preciseLatency: true,
+    async setup(ctx) {
+      return { b: await reactSetup(ctx), a: await floodingTenantSetup(ctx) };
+    },
+    request: (ctx, { b }) => reactRequest(ctx, b),
+    background: (ctx, { a }) => ({
+      method: 'POST',
+      path: a.path,
+      headers: jsonHeaders(a.key),
+      body: JSON.stringify({ args: {} }),
+    }),
+    backgroundConnections: FLOOD_CONNECTIONS,
+    targets: [
+      {
+        label: `p99 vs ${REACT_B_IDLE} p99`,
+        measure: (row, byName) =>
+          byName[REACT_B_IDLE] && byName[REACT_B_IDLE].latency_p99_ms > 0
+            ? row.latency_p99_ms / byName[REACT_B_IDLE].latency_p99_ms
+            : null,
+        op: '<=',
+        threshold: 2,
+        unit: '×',
       },
     ],
   },

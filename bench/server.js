@@ -1,6 +1,6 @@
 'use strict';
 /** Starts the built service as a child process on loopback, on a throw-away database, and stops it. */
-const { spawn } = require('node:child_process');
+const { execFile, spawn } = require('node:child_process');
 const { randomBytes, randomInt } = require('node:crypto');
 const { mkdtempSync, readFileSync, rmSync } = require('node:fs');
 const { createServer } = require('node:net');
@@ -128,6 +128,31 @@ async function startServer({
         return null;
       }
       return `the server exited (${child.signalCode ?? `code ${child.exitCode}`}):\n${output.join('\n')}`;
+    },
+    /**
+     * Runs an operator command (`node dist/src/cli.js <args>`, src/cli/) on this server's database and resolves
+     * its standard output. PostgreSQL only: the embedded database admits one process, the server.
+     */
+    cli(args) {
+      if (!postgres) {
+        return Promise.reject(
+          new Error('operator commands need the PostgreSQL database (BENCH_DATABASE_URL)'),
+        );
+      }
+      return new Promise((resolve, reject) => {
+        execFile(
+          process.execPath,
+          [join(ROOT, 'dist', 'src', 'cli.js'), ...args],
+          { cwd: ROOT, env, timeout: READY_TIMEOUT_MS },
+          (err, stdout, stderr) => {
+            if (err) {
+              reject(new Error(`cli ${args[0]} failed: ${err.message}\n${String(stderr).slice(-2000)}`));
+            } else {
+              resolve(String(stdout));
+            }
+          },
+        );
+      });
     },
     /** CPU seconds the server process has used so far (Linux /proc), or null where that cannot be read. */
     cpuSeconds() {
