@@ -1,10 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { TenantCipher } from '../crypto/tenant-cipher.service';
+import { preparedQuery } from '../database/prepared-query';
 import type { CapturedResponse } from './captured-response';
 
 /** How long a successful response is replayed. */
@@ -61,6 +63,7 @@ export class IdempotencyStore {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly cipher: TenantCipher,
     private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async begin(request: IdempotentRequest): Promise<Begun> {
@@ -69,7 +72,8 @@ export class IdempotencyStore {
     const pathHash = sha256(request.path);
     const attempt = randomUUID();
     // Claims a new key, an expired one, or one whose request was cut off (same request only).
-    const claimed = await this.dataSource.query<unknown[]>(
+    const claimed = await this.write<object>(
+      'claim',
       `INSERT INTO idempotency_keys AS k
          (tenant_id, scope, key_hash, method, path_hash, body_hash, state, attempt, created_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, 'running', $7, $8, $9)
@@ -98,7 +102,8 @@ export class IdempotencyStore {
     if (claimed.length > 0) {
       return { kind: 'run', ticket };
     }
-    const [row] = await this.dataSource.query<Row[]>(
+    const [row] = await this.write<Row>(
+      'find',
       `SELECT method, path_hash, body_hash, state, response FROM idempotency_keys
        WHERE tenant_id = $1 AND scope = $2 AND key_hash = $3`,
       [request.tenantId, request.scope, keyHash],
@@ -147,7 +152,8 @@ export class IdempotencyStore {
       response === null
         ? null
         : await this.cipher.sealJson('idempotency', ticket.tenantId, boundTo(ticket), response);
-    await this.dataSource.query(
+    await this.write(
+      'complete',
       `UPDATE idempotency_keys SET state = 'done', response = $5
        WHERE tenant_id = $1 AND scope = $2 AND key_hash = $3 AND attempt = $4`,
       [ticket.tenantId, ticket.scope, ticket.keyHash, ticket.attempt, sealed],
@@ -156,9 +162,21 @@ export class IdempotencyStore {
 
   /** The request failed: failures are not kept, so a retry runs again. */
   async abandon(ticket: Ticket): Promise<void> {
-    await this.dataSource.query(
+    await this.write(
+      'abandon',
       'DELETE FROM idempotency_keys WHERE tenant_id = $1 AND scope = $2 AND key_hash = $3 AND attempt = $4',
       [ticket.tenantId, ticket.scope, ticket.keyHash, ticket.attempt],
+    );
+  }
+
+  /** The hot statements, prepared once per connection like the token statements (DATABASE_PREPARED_STATEMENTS). */
+  private write<T extends object>(name: string, sql: string, parameters: unknown[]): Promise<T[]> {
+    return preparedQuery<T>(
+      this.dataSource.manager,
+      `idempotency.${name}`,
+      sql,
+      parameters,
+      this.config.databasePreparedStatements,
     );
   }
 

@@ -36,10 +36,17 @@ describe('FairQueue', () => {
     expect(queue.waiting('hostile')).toBe(98);
   });
 
-  it('passes over tenants that are not eligible, but never idles while work waits', () => {
+  it('passes over tenants that are not eligible, and serves them past their share only where allowed', () => {
     const queue = queueOf(['a', 1], ['a', 2], ['b', 1]);
     expect(queue.take((t) => t !== 'a')).toEqual({ tenant: 'b', n: 1 });
+    expect(
+      queue.take(
+        (t) => t !== 'a',
+        () => false,
+      ),
+    ).toBeUndefined();
     expect(queue.take((t) => t !== 'a')).toEqual({ tenant: 'a', n: 1 });
+    expect(queue.length).toBe(1);
   });
 
   it('counts waiting runs per tenant, removes one out of turn, and drains', () => {

@@ -42,17 +42,25 @@ export class FairQueue<T extends { tenant: string }> {
   }
 
   /**
-   * The next job in turn among tenants for which `eligible` holds; when none is, the next in turn of any
-   * tenant, so a free worker never idles while work waits.
+   * The next job in turn among tenants for which `eligible` holds; when none is, the next in turn of a
+   * tenant that `mayOverflow` lets past its share (by default any, so a free worker never idles while work
+   * waits); undefined when nobody may take it.
    */
-  take(eligible: (tenant: string) => boolean): T | undefined {
+  take(
+    eligible: (tenant: string) => boolean,
+    mayOverflow: (tenant: string) => boolean = () => true,
+  ): T | undefined {
     for (const tenant of this.lanes.keys()) {
       if (eligible(tenant)) {
         return this.serve(tenant);
       }
     }
-    const first = this.lanes.keys().next();
-    return first.done === true ? undefined : this.serve(first.value);
+    for (const tenant of this.lanes.keys()) {
+      if (mayOverflow(tenant)) {
+        return this.serve(tenant);
+      }
+    }
+    return undefined;
   }
 
   /** Empties the queue (shutdown), in no particular order. */

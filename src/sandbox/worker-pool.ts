@@ -24,7 +24,10 @@ export interface PoolOptions {
   maxQueue: number;
   /** Runs of one tenant waiting; more answer 429 at once. */
   tenantMaxQueue: number;
-  /** Runs of one tenant holding workers while another tenant waits. */
+  /**
+   * Workers one tenant may hold while other tenants use the sandbox (ran something in the last
+   * SHARE_WINDOW_MS); the rest stay free for them. A tenant alone may use every worker.
+   */
   tenantMaxRunning: number;
   /** Host calls one run may make, and the size of one call's arguments or result. */
   maxHostCalls: number;
@@ -62,6 +65,8 @@ interface Worker {
 }
 
 const MAX_HEADER_BYTES = 64 * 1024;
+/** How recently another tenant must have run something for a tenant's share to be enforced. */
+export const SHARE_WINDOW_MS = 30_000;
 const RESPAWN_BACKOFF_MS = 1000;
 
 /**
@@ -73,6 +78,8 @@ export class WorkerPool {
   private readonly workers: Worker[] = [];
   private readonly queue = new FairQueue<Job>();
   private readonly running = new Map<string, number>();
+  /** When each tenant last had a run started: who is sharing the workers now. */
+  private readonly lastStarted = new Map<string, number>();
   private nextId = 1;
   private closed = false;
 
@@ -212,6 +219,19 @@ export class WorkerPool {
     }
   }
 
+  /** Whether a tenant other than `tenant` runs something now or did within SHARE_WINDOW_MS. */
+  private othersActive(tenant: string): boolean {
+    const since = Date.now() - SHARE_WINDOW_MS;
+    for (const [other, at] of this.lastStarted) {
+      if (at < since && (this.running.get(other) ?? 0) === 0) {
+        this.lastStarted.delete(other);
+      } else if (other !== tenant) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private dispatch(): void {
     const { tenantMaxRunning } = this.options;
     for (const worker of this.workers) {
@@ -219,7 +239,15 @@ export class WorkerPool {
         return;
       }
       if (worker.ready && worker.job === null) {
-        const job = this.queue.take((tenant) => (this.running.get(tenant) ?? 0) < tenantMaxRunning) as Job;
+        const job = this.queue.take(
+          (tenant) => (this.running.get(tenant) ?? 0) < tenantMaxRunning,
+          (tenant) => !this.othersActive(tenant),
+        );
+        if (job === undefined) {
+          // Only tenants at their share wait, and others use the sandbox: this worker stays free for them.
+          return;
+        }
+        this.lastStarted.set(job.tenant, Date.now());
         job.signal?.removeEventListener('abort', job.dropped);
         this.running.set(job.tenant, (this.running.get(job.tenant) ?? 0) + 1);
         worker.job = job;

@@ -62,6 +62,27 @@ describe('sandbox queueing across tenants', () => {
     expect(order.indexOf('victim')).toBeLessThanOrEqual(2);
   });
 
+  it('keeps a flooding tenant to its share while another tenant uses the sandbox, leaving a worker free', async () => {
+    // start() warmed up as tenant `warm-up`: another tenant used the sandbox just now.
+    await start({ workers: 2, tenantMaxRunning: 1 });
+    const flood = [1, 2, 3].map(() => run(pool, 'hostile', LOOP));
+    expect(pool.stats()).toEqual({ queued: 2, running: 1 });
+    let hostileDone = 0;
+    flood.forEach((p) => void p.then(() => hostileDone++));
+    expect(await run(pool, 'victim', QUICK)).toEqual({ ok: true, value: { raw: 1 } });
+    // The victim did not wait for a hostile run to end: a worker was kept free.
+    expect(hostileDone).toBe(0);
+    await Promise.all(flood);
+  });
+
+  it('lets a tenant alone use every worker', async () => {
+    pool = testPool({ workers: 2, tenantMaxRunning: 1, timeoutMs: 800 });
+    expect(await run(pool, 'solo', QUICK)).toEqual({ ok: true, value: { raw: 1 } });
+    const runs = [run(pool, 'solo', LOOP), run(pool, 'solo', LOOP)];
+    expect(pool.stats()).toEqual({ queued: 0, running: 2 });
+    await Promise.all(runs);
+  });
+
   it('refuses past the per-tenant queue cap with 429 and past the global cap with 503, with Retry-After', async () => {
     await start({ workers: 1, tenantMaxQueue: 2, maxQueue: 3 });
     const held = [run(pool, 'a', LOOP), run(pool, 'a', QUICK), run(pool, 'a', QUICK)];
