@@ -80,13 +80,17 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(new Error('wrapped', { cause: failedQuery(withCode('57P01')) }))).toBe(true);
   });
 
+  it('counts a statement cancelled by DATABASE_STATEMENT_TIMEOUT_MS as a database too slow to answer now', () => {
+    const cancelled = failedQuery(withCode('57014', 'canceling statement due to statement timeout'));
+    expect(connectionFailure(cancelled)).toBe('57014');
+  });
+
   it('leaves statement errors, other errors and look-alike texts alone', () => {
     for (const err of [
       failedQuery(withCode('23505')),
       failedQuery(withCode('22P02')),
       failedQuery(withCode('42P01')),
       failedQuery(withCode('40001')),
-      failedQuery(withCode('57014', 'canceling statement due to statement timeout')),
       withCode('EACCES'),
       new Error(`boom ${SECRET}`),
       new Error('Connection terminated by the tenant code'),

@@ -76,9 +76,13 @@ describe('sandbox queueing across tenants', () => {
   });
 
   it('lets a tenant alone use every worker', async () => {
-    pool = testPool({ workers: 2, tenantMaxRunning: 1, timeoutMs: 800 });
+    pool = testPool({ workers: 2, tenantMaxRunning: 1, timeoutMs: 5000 });
     expect(await run(pool, 'solo', QUICK)).toEqual({ ok: true, value: { raw: 1 } });
     const runs = [run(pool, 'solo', LOOP), run(pool, 'solo', LOOP)];
+    // The second worker may still be starting; once it is up, it takes the second run.
+    for (let waited = 0; pool.stats().running < 2 && waited < 4500; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     expect(pool.stats()).toEqual({ queued: 0, running: 2 });
     await Promise.all(runs);
   });
