@@ -72,37 +72,41 @@ export function jsonErrorPosition(text: string): number | null {
   // Iterative over containers, so deep nesting cannot overflow the stack.
   const stack: ('{' | '[')[] = [];
   const value = (): void => {
-    ws();
-    const ch = text[i];
-    if (ch === '"') {
-      string();
-    } else if (ch === '{' || ch === '[') {
-      if (stack.length >= MAX_DEPTH) {
+    // A loop rather than a call per opened container: `[[[[…` as deep as MAX_DEPTH uses no stack.
+    for (;;) {
+      ws();
+      const ch = text[i];
+      if (ch === '{' || ch === '[') {
+        if (stack.length >= MAX_DEPTH) {
+          fail();
+        }
+        stack.push(ch);
+        i++;
+        ws();
+        if (text[i] === (ch === '{' ? '}' : ']')) {
+          stack.pop();
+          i++;
+          return;
+        }
+        if (ch === '{') {
+          key();
+        }
+        continue;
+      }
+      if (ch === '"') {
+        string();
+      } else if (ch === 't') {
+        literal('true');
+      } else if (ch === 'f') {
+        literal('false');
+      } else if (ch === 'n') {
+        literal('null');
+      } else if (ch === '-' || (ch >= '0' && ch <= '9')) {
+        number();
+      } else {
         fail();
       }
-      stack.push(ch);
-      i++;
-      ws();
-      if (text[i] === (ch === '{' ? '}' : ']')) {
-        stack.pop();
-        i++;
-        return;
-      }
-      if (ch === '{') {
-        key();
-      }
-      value();
       return;
-    } else if (ch === 't') {
-      literal('true');
-    } else if (ch === 'f') {
-      literal('false');
-    } else if (ch === 'n') {
-      literal('null');
-    } else if (ch === '-' || (ch >= '0' && ch <= '9')) {
-      number();
-    } else {
-      fail();
     }
   };
   const key = (): void => {
