@@ -16,8 +16,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
     const req = http.getRequest<AuthenticatedRequest>();
-    const key = this.idempotency.keyOf(req);
     const principal = req.principal;
+    // Public routes (the invitation page, /proxy, which handles its keys itself) are not looked at.
+    const key = principal === undefined ? null : this.idempotency.keyOf(req);
     if (key === null || principal === undefined) {
       return next.handle();
     }

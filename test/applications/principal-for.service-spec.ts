@@ -1,5 +1,5 @@
 import { ApplicationsService } from '../../src/applications/applications.service';
-import { createApp, VaultApp } from '../../src/app';
+import type { VaultApp } from '../../src/app';
 import { TestContext, TestTenant } from '../support/test-app';
 import { rule } from '../support/token-factory';
 
@@ -18,7 +18,6 @@ describe('ApplicationsService.principalFor', () => {
     service = ctx.get(ApplicationsService);
   });
   afterAll(async () => {
-    await replica?.close();
     await ctx.close();
   });
 
@@ -61,7 +60,7 @@ describe('ApplicationsService.principalFor', () => {
   });
 
   onPostgres('is evicted on another replica through NOTIFY', async () => {
-    replica = await createApp(ctx.config, { database: ctx.database, docs: false });
+    replica = await ctx.secondInstance();
     const remote = replica.app.get(ApplicationsService);
     const app = await ctx.newApplication(tenant, 'private', ['token:read']);
     expect(await remote.principalFor(tenant.tenantId, app.id)).not.toBeNull();

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createApp, VaultApp } from '../../src/app';
+import type { VaultApp } from '../../src/app';
 import { TestContext, TestTenant } from '../support/test-app';
 
 const onPostgres = process.env.DATABASE_URL ? it : it.skip;
@@ -15,7 +15,6 @@ describe('application cache across replicas', () => {
     tenant = await ctx.newTenant();
   });
   afterAll(async () => {
-    await replica?.close();
     await ctx.close();
   });
 
@@ -38,7 +37,7 @@ describe('application cache across replicas', () => {
   });
 
   onPostgres('evicts a regenerated or deleted key on another replica through NOTIFY', async () => {
-    replica = await createApp(ctx.config, { database: ctx.database, docs: false });
+    replica = await ctx.secondInstance();
     const other = () => request(replica!.app.getHttpServer());
     const regenerated = await ctx.newApplication(tenant, 'private', ['token:read']);
     const deleted = await ctx.newApplication(tenant, 'private', ['token:read']);

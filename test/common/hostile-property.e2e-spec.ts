@@ -219,6 +219,13 @@ const forwardedFor = fc.oneof(
   urlString.map(headerSafe),
 );
 
+/** BT-IDEMPOTENCY-KEY: none, reused across runs (replays, mismatches), empty, too long, or generated. */
+const idempotencyKey = fc.oneof(
+  fc.constant(undefined),
+  fc.constantFrom('retry-1', 'retry-1', '', ' padded ', 'k'.repeat(256), 'naïve-key', 'tab\there'),
+  urlString.map(headerSafe),
+);
+
 const queryPart = fc.dictionary(
   fc.constantFrom('page', 'size', 'id', 'type', 'name', 'metadata.k', 'x'),
   urlString,
@@ -343,7 +350,8 @@ describe('generated hostile requests over every route of openapi.json', () => {
             fc.oneof(fc.constant('echo'), urlString),
             answerHeaders,
             forwardedFor,
-            async (param, query, body, type, who, destination, asked, forwarded) => {
+            idempotencyKey,
+            async (param, query, body, type, who, destination, asked, forwarded, idempotency) => {
               const proxied = op.path === '/proxy' || op.path.startsWith('/proxy/');
               const id =
                 param === BIG_RESULT_REACTOR && op.path === '/reactors/{id}/react'
@@ -358,6 +366,9 @@ describe('generated hostile requests over every route of openapi.json', () => {
               }
               if (who !== 'none') {
                 req = req.set('BT-API-KEY', who === 'management' ? tenant.key : privateKey);
+              }
+              if (idempotency !== undefined) {
+                req = req.set('BT-IDEMPOTENCY-KEY', idempotency);
               }
               if (proxied) {
                 req = req

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request, { type Response } from 'supertest';
-import { createApp, VaultApp } from '../../src/app';
+import type { VaultApp } from '../../src/app';
 import { Clock } from '../../src/common/clock';
 import { PurgeService } from '../../src/jobs/purge.service';
 import { postgresUrl } from '../support/databases';
@@ -13,6 +13,7 @@ import { cardData, countTokens, tokenApp } from '../support/token-factory';
 
 const KEY_HEADER = 'BT-IDEMPOTENCY-KEY';
 const DAY_MS = 24 * 60 * 60 * 1000;
+const METRICS_TOKEN = 'operator-metrics-token-0123456789abcdef';
 
 /** What a replay must repeat: status, body bytes and the headers that describe the answer. */
 function expectSameAnswer(first: Response, again: Response): void {
@@ -30,7 +31,10 @@ describe('BT-IDEMPOTENCY-KEY on the vault routes', () => {
   let app: Awaited<ReturnType<typeof tokenApp>>;
 
   beforeAll(async () => {
-    ctx = await TestContext.create({ overrides: [{ provide: Clock, useValue: clock }] });
+    ctx = await TestContext.create({
+      env: { METRICS_TOKEN },
+      overrides: [{ provide: Clock, useValue: clock }],
+    });
     tenant = await ctx.newTenant();
     app = await tokenApp(
       ctx,
@@ -54,6 +58,11 @@ describe('BT-IDEMPOTENCY-KEY on the vault routes', () => {
     expectSameAnswer(first, again);
     expect(again.headers['bt-trace-id']).not.toBe(first.headers['bt-trace-id']);
     expect(await countTokens(ctx, tenant.tenantId)).toBe(before + 1);
+    const metrics = (
+      await ctx.http.get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`).expect(200)
+    ).text;
+    expect(metrics).toMatch(/^token_vault_idempotent_requests_total\{outcome="stored"\} [1-9]/m);
+    expect(metrics).toMatch(/^token_vault_idempotent_requests_total\{outcome="replayed"\} [1-9]/m);
   });
 
   it('replays /tokenize and a react', async () => {
@@ -192,6 +201,32 @@ describe('BT-IDEMPOTENCY-KEY on /proxy', () => {
     expect(calls).toBe(2);
   });
 
+  it('refuses a malformed key as a proxy_error, and answers too large to keep cannot be replayed', async () => {
+    const big = Buffer.alloc(6 * 1024 * 1024, 'a');
+    let calls = 0;
+    const server = await fx.server((_req, res) => {
+      calls++;
+      res.end(big);
+    });
+    const { key } = await createProxy(fx.ctx, tenant, { destination_url: fx.url(server) });
+    const send = (idem: string) =>
+      fx.ctx.http
+        .post('/proxy')
+        .set('BT-PROXY-KEY', key)
+        .set('BT-API-KEY', caller.key)
+        .set(KEY_HEADER, idem)
+        .send({ a: 1 });
+    expectProxyError(await send('has space'), 400);
+    expect(calls).toBe(0);
+    const idem = randomUUID();
+    const first = await send(idem).expect(200);
+    expect(first.body.length ?? first.text.length).toBe(big.length);
+    const again = await send(idem);
+    const problem = expectProxyError(again, 409);
+    expect(problem.detail).toMatch(/too large to keep/);
+    expect(calls).toBe(1);
+  });
+
   it('answers 409 while the first request is still running, then replays it', async () => {
     const server = await fx.server((_req, res) => {
       release = () => res.end('slow answer');
@@ -227,10 +262,9 @@ onPostgres('BT-IDEMPOTENCY-KEY across two instances on one database', () => {
 
   beforeAll(async () => {
     ctx = await TestContext.create();
-    replica = await createApp(ctx.config, { database: ctx.database, docs: false });
+    replica = await ctx.secondInstance();
   });
   afterAll(async () => {
-    await replica?.close();
     await ctx.close();
   });
 

@@ -1,4 +1,4 @@
-import { createApp, VaultApp } from '../../src/app';
+import type { VaultApp } from '../../src/app';
 import { JobRunner } from '../../src/jobs/job-runner';
 import { JobScheduler } from '../../src/jobs/jobs.module';
 import { TestContext } from '../support/test-app';
@@ -21,7 +21,6 @@ describe('JobRunner.runExclusive and the job table', () => {
     ctx = await TestContext.create();
   });
   afterAll(async () => {
-    await replica?.close();
     await ctx.close();
   });
 
@@ -54,7 +53,7 @@ describe('JobRunner.runExclusive and the job table', () => {
   });
 
   onPostgres('runs a job once across two instances on one database', async () => {
-    replica = await createApp(ctx.config, { database: ctx.database, docs: false });
+    replica = await ctx.secondInstance();
     const here = ctx.get(JobRunner);
     const there = replica.app.get(JobRunner);
     const held = gate();

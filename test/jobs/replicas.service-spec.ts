@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createApp, VaultApp } from '../../src/app';
+import type { VaultApp } from '../../src/app';
 import { MetricsService } from '../../src/metrics/metrics.service';
 import { InvitationExpiryService } from '../../src/jobs/invitation-expiry.service';
 import { PurgeService } from '../../src/jobs/purge.service';
@@ -22,12 +22,11 @@ describe('two instances running the purge and the invitation expiry at the same 
     ctx = await TestContext.create();
   });
   afterAll(async () => {
-    await replica?.close();
     await ctx.close();
   });
 
   onPostgres('purges every token once, expires every invitation once, and keeps serving reads', async () => {
-    replica = await createApp(ctx.config, { database: ctx.database, docs: false });
+    replica = await ctx.secondInstance();
     const tenant = await ctx.newTenant();
     const reader = await tokenApp(ctx, tenant, [], ['token:create', 'token:read']);
     const live: string[] = [];

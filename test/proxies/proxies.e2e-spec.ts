@@ -1,4 +1,3 @@
-import { createApp, VaultApp } from '../../src/app';
 import { ProxiesService } from '../../src/proxies/proxies.service';
 import { expectProblem } from '../support/problems';
 import { TestContext, TestTenant } from '../support/test-app';
@@ -236,24 +235,19 @@ describe('/proxies', () => {
   });
 
   onPostgres('is forgotten by another replica through NOTIFY after a delete', async () => {
-    let replica: VaultApp | null = null;
-    try {
-      replica = await createApp(ctx.config, { database: ctx.database, docs: false });
-      const remote = replica.app.get(ProxiesService);
-      const created = await api().create(body());
-      expect(await remote.findByKey(created.body.key)).not.toBeNull();
-      await api().delete(created.body.id);
-      let gone = false;
-      for (const until = Date.now() + 2000; Date.now() < until && !gone;) {
-        gone = (await remote.findByKey(created.body.key)) === null;
-        if (!gone) {
-          await new Promise((r) => setTimeout(r, 20));
-        }
+    const replica = await ctx.secondInstance();
+    const remote = replica.app.get(ProxiesService);
+    const created = await api().create(body());
+    expect(await remote.findByKey(created.body.key)).not.toBeNull();
+    await api().delete(created.body.id);
+    let gone = false;
+    for (const until = Date.now() + 2000; Date.now() < until && !gone;) {
+      gone = (await remote.findByKey(created.body.key)) === null;
+      if (!gone) {
+        await new Promise((r) => setTimeout(r, 20));
       }
-      // Far below the cache TTL (10 s): only the notification explains it.
-      expect(gone).toBe(true);
-    } finally {
-      await replica?.close();
     }
+    // Far below the cache TTL (10 s): only the notification explains it.
+    expect(gone).toBe(true);
   });
 });

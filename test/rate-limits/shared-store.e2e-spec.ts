@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { createApp, VaultApp } from '../../src/app';
+import type { VaultApp } from '../../src/app';
 import { TestContext } from '../support/test-app';
 
 const onPostgres = process.env.DATABASE_URL ? it : it.skip;
@@ -22,12 +22,7 @@ async function withSecondInstance(
     await test(ctx.vault);
     return;
   }
-  const second = await createApp(ctx.config, { database: ctx.database, docs: false });
-  try {
-    await test(second);
-  } finally {
-    await second.close();
-  }
+  await test(await ctx.secondInstance());
 }
 
 describe('limits shared by replicas', () => {

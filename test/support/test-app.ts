@@ -56,6 +56,8 @@ export class TestContext {
     private readonly nestFactory: NestAppFactory | undefined,
   ) {}
 
+  private readonly instances: VaultApp[] = [];
+
   static async create(options: TestContextOptions = {}): Promise<TestContext> {
     const config = testConfig(options.env);
     const database = options.database ?? (await openTestDatabase());
@@ -143,7 +145,20 @@ export class TestContext {
     });
   }
 
+  /**
+   * Another instance of the application on this context's database, as a second replica would run
+   * (meaningful on PostgreSQL: the embedded database belongs to one process). Closed by `close`.
+   */
+  async secondInstance(): Promise<VaultApp> {
+    const instance = await createApp(this.config, { database: this.database, docs: false });
+    this.instances.push(instance);
+    return instance;
+  }
+
   async close(): Promise<void> {
+    for (const instance of this.instances.splice(0)) {
+      await instance.close();
+    }
     await this.vault.close();
     await this.database.close();
   }
