@@ -4,9 +4,10 @@
  *   top         app.module.ts, app.ts, main.ts, cli.ts + cli/, openapi*.ts, entities.ts, migrations/
  *                 (the only places that know every module)
  *   resources   applications, auth (the API-key guard), tenants, tokens, proxies, reactors,
- *               reactor-formulas, health, jobs, sandbox-bridges: one Nest module per folder
+ *               reactor-formulas, health, jobs, sandbox-bridges, webhooks: one Nest module per folder
  *   engines     access (permissions, principals, access rules, decorators), expressions, outbound,
- *               sandbox, metrics, rate-limits (the shared limiter): shared machinery that knows no resource
+ *               sandbox, metrics, rate-limits (the shared limiter), audit (the audit trail), events (the
+ *               webhook outbox's writer): shared machinery that knows no resource
  *   foundation  common, config, crypto, database, logging.ts: know nothing above them
  *
  * A resource uses another resource only through its public surface: the *.module.ts, services, entities
@@ -24,8 +25,9 @@ const RESOURCES = [
   'health',
   'jobs',
   'sandbox-bridges',
+  'webhooks',
 ];
-const ENGINES = ['access', 'expressions', 'outbound', 'sandbox', 'metrics', 'rate-limits'];
+const ENGINES = ['access', 'expressions', 'outbound', 'sandbox', 'metrics', 'rate-limits', 'audit', 'events'];
 const FOUNDATION = ['common', 'config', 'crypto', 'database'];
 const TOP =
   '^src/(app\\.module|app|main|cli|openapi|openapi-docs|openapi-examples|entities)\\.ts$|^src/(cli|migrations)/';

@@ -5,17 +5,39 @@
 # --- build: compile TypeScript to dist/ ---------------------------------------------------------------
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
+# pkcs11js (VAULT_KEY_PROVIDER=pkcs11) is an optional native addon without prebuilt binaries: with
+# --build-arg WITH_PKCS11=true, node-gyp builds it here (the base image carries Node's headers); without,
+# npm skips it and the image runs on the env provider only.
+ARG WITH_PKCS11=false
+RUN if [ "$WITH_PKCS11" = true ]; then \
+      apt-get update -qq \
+      && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3 make g++ \
+      && rm -rf /var/lib/apt/lists/*; \
+    fi
 COPY package.json package-lock.json scripts/npm-ci.sh ./
 RUN --mount=type=cache,target=/root/.npm ./npm-ci.sh
 COPY tsconfig.json tsconfig.build.json ormconfig.ts ./
 COPY src ./src
 # `npm run build` also runs scripts/copy-assets.js (plain .js files under src/ that tsc does not emit).
 COPY scripts/copy-assets.js ./scripts/
-RUN npm run build
+# Without the optional pkcs11js (no compiler), tsc still needs the types the pkcs11 provider names.
+COPY scripts/pkcs11js-types-stub.d.ts ./scripts/
+RUN if [ ! -d node_modules/pkcs11js ]; then \
+      mkdir -p node_modules/pkcs11js && cp scripts/pkcs11js-types-stub.d.ts node_modules/pkcs11js/index.d.ts \
+      && echo '{"name":"pkcs11js","types":"index.d.ts"}' > node_modules/pkcs11js/package.json; \
+    fi \
+ && npm run build
 
 # --- deps: production dependencies only ----------------------------------------------------------------
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
+# The same build tools for pkcs11js with WITH_PKCS11=true; only its built addon reaches the runtime image.
+ARG WITH_PKCS11=false
+RUN if [ "$WITH_PKCS11" = true ]; then \
+      apt-get update -qq \
+      && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3 make g++ \
+      && rm -rf /var/lib/apt/lists/*; \
+    fi
 COPY package.json package-lock.json scripts/npm-ci.sh ./
 # The `node` package pins Node 24 for npm scripts on other machines; the base image already is Node 24,
 # so its ~190 MB second copy of Node stays out of the runtime image. isolated-vm ships native builds for

@@ -39,7 +39,17 @@ const UNUSED_VARS = [
 
 export default defineConfig(
   {
-    ignores: ['dist/', 'node_modules/', 'coverage/', 'data/', 'bench/results/', '*.js', '*.mjs', '*.cjs'],
+    ignores: [
+      'scripts/pkcs11js-types-stub.d.ts',
+      'dist/',
+      'node_modules/',
+      'coverage/',
+      'data/',
+      'bench/results/',
+      '*.js',
+      '*.mjs',
+      '*.cjs',
+    ],
   },
   {
     linterOptions: { reportUnusedDisableDirectives: 'error' },

@@ -11,16 +11,14 @@
  * `node bench/echo-server.js` is the child process: it reads its key and certificate from ECHO_TLS_KEY and
  * ECHO_TLS_CERT and writes "listening <port>" on stdout once it accepts connections.
  */
-const { spawn } = require('node:child_process');
 const { generateKeyPairSync, randomBytes, sign } = require('node:crypto');
 const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
+const { startChildProcess } = require('./child-process');
 
 /** The destination's host name; the proxy vault's resolver maps it (and only it) to 127.0.0.1. */
 const ECHO_HOST = 'echo.bench.test';
-const READY_TIMEOUT_MS = 20_000;
-const STOP_TIMEOUT_MS = 5_000;
 /** Longer than any run: the vault's pool closes its idle sockets first (after 4 s), never the echo server. */
 const KEEP_ALIVE_MS = 60_000;
 
@@ -135,72 +133,20 @@ async function startEchoServer({ cpuSeconds }) {
   const folder = mkdtempSync(join(tmpdir(), 'tv-bench-ca-'));
   const caFile = join(folder, 'ca.pem');
   writeFileSync(caFile, caPem);
-  const child = spawn(process.execPath, [__filename], {
-    env: { PATH: process.env.PATH, ECHO_TLS_KEY: key, ECHO_TLS_CERT: cert },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const child = await startChildProcess({
+    name: 'echo server',
+    script: __filename,
+    env: { ECHO_TLS_KEY: key, ECHO_TLS_CERT: cert },
+    cpuSeconds,
+    cleanup: () => rmSync(folder, { recursive: true, force: true }),
   });
-  const output = [];
-  child.stderr.on('data', (chunk) => output.push(chunk.toString().trim()));
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  let stopping = false;
-  const running = () => child.exitCode === null && child.signalCode === null;
-  const echo = {
+  return {
+    ...child,
     host: ECHO_HOST,
-    port: null,
-    url: null,
-    proxyUrl: null,
+    url: `https://127.0.0.1:${child.port}`,
+    proxyUrl: `https://${ECHO_HOST}:${child.port}`,
     caFile,
-    cpuSeconds: () => cpuSeconds(child.pid),
-    unexpectedExit() {
-      if (stopping || running()) {
-        return null;
-      }
-      return `the echo server exited (${child.signalCode ?? `code ${child.exitCode}`}):\n${output.join('\n')}`;
-    },
-    async stop() {
-      stopping = true;
-      if (running()) {
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-        await exited;
-        clearTimeout(timer);
-      }
-      rmSync(folder, { recursive: true, force: true });
-    },
-    killNow() {
-      if (running()) {
-        child.kill('SIGKILL');
-      }
-      rmSync(folder, { recursive: true, force: true });
-    },
   };
-  try {
-    echo.port = await new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error('the echo server did not start in time')),
-        READY_TIMEOUT_MS,
-      );
-      let seen = '';
-      child.stdout.on('data', (chunk) => {
-        seen += chunk.toString();
-        const match = /listening (\d+)/.exec(seen);
-        if (match) {
-          clearTimeout(timer);
-          resolve(Number(match[1]));
-        }
-      });
-      void exited.then(({ code, signal }) => {
-        clearTimeout(timer);
-        reject(new Error(`the echo server exited (${signal ?? `code ${code}`}):\n${output.join('\n')}`));
-      });
-    });
-  } catch (err) {
-    await echo.stop();
-    throw err;
-  }
-  echo.url = `https://127.0.0.1:${echo.port}`;
-  echo.proxyUrl = `https://${ECHO_HOST}:${echo.port}`;
-  return echo;
 }
 
 if (require.main === module) {

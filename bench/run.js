@@ -13,22 +13,26 @@
  *   BENCH_DATABASE_URL   PostgreSQL server to run on (a new database is created and dropped); default:
  *                        the embedded database in a temporary folder, where scenarios with
  *                        `database: 'postgres'` (a second tenant, made by an operator command) are skipped
- *   BENCH_CPU_PROF       folder: run the server (and the proxy vault, when it runs) with --cpu-prof and write
- *                        their .cpuprofile files there on stop (open them in Chrome DevTools or speedscope;
- *                        profiling slows the servers down)
+ *   BENCH_CPU_PROF       folder: run the server (and the proxy vault and floor servers, when they run) with
+ *                        --cpu-prof and write their .cpuprofile files there on stop (open them in Chrome DevTools
+ *                        or speedscope; profiling slows the servers down)
  * Each row also shows the CPU time the server process spent per request (Linux only): it stays comparable when
- * other work shares the machine. Scenarios with `server: 'proxy'` or `server: 'echo'` run against a second vault
- * (bench/proxy-vault.js, allowed to proxy to loopback) and a local HTTPS echo server (bench/echo-server.js),
- * both started the first time such a scenario is selected and stopped at the end. Scenario targets are listed as PASS/MISS at the end. Everything is also written
- * to bench/results/latest.json.
+ * other work shares the machine. Scenarios with a `server` run against a second vault (bench/proxy-vault.js,
+ * allowed to proxy to loopback), a local HTTPS echo server (bench/echo-server.js), a floor server
+ * (bench/floor-server.js) or a vault whose master key is in a SoftHSM2 token (bench/pkcs11-vault.js), each
+ * started the first time such a scenario is selected and stopped at the end (bench/servers.js). Scenario
+ * targets are listed as PASS/MISS at the end, then issue 22's hot-path figures (bench/hot-paths.js) as a table
+ * of their own. Everything is also written to bench/results/latest.json.
  */
 const autocannon = require('autocannon');
 const { execFileSync } = require('node:child_process');
 const { mkdirSync, writeFileSync } = require('node:fs');
 const { join, resolve } = require('node:path');
 const scenarios = require('./scenarios');
-const { startEchoServer } = require('./echo-server');
-const { processCpuSeconds, startServer } = require('./server');
+const { hotPathLines, hotPaths } = require('./hot-paths');
+const { politeLoad } = require('./polite-load');
+const { startServer } = require('./server');
+const { benchServers } = require('./servers');
 
 const RESULTS_FILE = join(__dirname, 'results', 'latest.json');
 
@@ -53,57 +57,6 @@ function settings() {
     postgresUrl: process.env.BENCH_DATABASE_URL?.trim() || null,
     cpuProfileDir: process.env.BENCH_CPU_PROF?.trim() ? resolve(process.env.BENCH_CPU_PROF.trim()) : null,
   };
-}
-
-/** What scenarios get to prepare data: the management key, a small JSON client for the API and a shared cache. */
-function scenarioContext(server) {
-  const auth = { 'bt-api-key': server.key };
-  const api = async (method, path, body, key = server.key) => {
-    const response = await fetch(`${server.baseUrl}${path}`, {
-      method,
-      headers: { 'bt-api-key': key, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-    const text = await response.text();
-    if (!response.ok) {
-      throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 500)}`);
-    }
-    return text === '' ? null : JSON.parse(text);
-  };
-  return {
-    baseUrl: server.baseUrl,
-    key: server.key,
-    auth,
-    api,
-    database: server.database,
-    cli: (args) => server.cli(args),
-    cache: new Map(),
-    async createApplication({ name = 'bench', type, permissions = [], rules = [] }) {
-      const created = await api('POST', '/applications', { name, type, permissions, rules });
-      return { id: created.id, key: created.key };
-    },
-  };
-}
-
-/**
- * The proxy scenarios' servers: the echo server (whose CA the vault trusts) and a vault that resolves the echo
- * server's host name to 127.0.0.1 and may proxy to loopback, in development mode since production refuses
- * both settings.
- */
-async function startProxyServers(config) {
-  const echo = await startEchoServer({ cpuSeconds: processCpuSeconds });
-  try {
-    const vault = await startServer({
-      postgresUrl: config.postgresUrl,
-      cpuProfileDir: config.cpuProfileDir,
-      entry: join('bench', 'proxy-vault.js'),
-      env: { NODE_ENV: 'development', PROXY_ALLOW_LOOPBACK: 'true', PROXY_CA_FILE: echo.caFile },
-    });
-    return { vault, echo };
-  } catch (err) {
-    await echo.stop();
-    throw err;
-  }
 }
 
 /** autocannon options for a scenario's request definition. */
@@ -162,6 +115,10 @@ function startBackground(scenario, ctx, data, origin, config) {
   }
   const definition =
     typeof scenario.background === 'function' ? scenario.background(ctx, data) : scenario.background;
+  if (scenario.backgroundHonoursRetryAfter) {
+    const { url, method, headers, body } = autocannonOptions(origin, definition);
+    return politeLoad({ url, method, headers, body, connections: scenario.backgroundConnections });
+  }
   const instance = autocannon({
     ...autocannonOptions(origin, definition),
     // Longer than warm-up and measurement together: stopped once the measurement is done.
@@ -310,10 +267,9 @@ async function main() {
   const selected = [baseline, ...scenarios.filter((s) => s !== baseline && matches(s))];
 
   let server = null;
-  /** Started the first time a scenario needs it: { vault, echo }. */
-  let proxyServers = null;
-  const running = () =>
-    [server, proxyServers?.vault, proxyServers?.echo].filter((p) => p !== null && p !== undefined);
+  /** The proxy vault, echo and floor servers, started the first time a scenario needs them. */
+  let helpers = null;
+  const running = () => [server, ...(helpers?.running() ?? [])].filter((p) => p !== null);
   const stopAll = () => Promise.all(running().map((p) => p.stop()));
   const crashes = () =>
     running()
@@ -339,35 +295,17 @@ async function main() {
         `${config.connections} connections, ` +
         `${config.duration} s per scenario after ${config.warmup} s of warm-up\n`,
     );
-    const mainCtx = scenarioContext(server);
-    let proxyCtx = null;
+    helpers = benchServers(config, server);
     for (const scenario of selected) {
-      // Where the requests go and whose CPU time the row shows: the vault, the proxy vault or the echo server.
-      let target = server;
-      let origin = server.baseUrl;
-      let ctx = mainCtx;
-      if (scenario.server === 'proxy' || scenario.server === 'echo') {
-        if (proxyServers === null) {
-          console.log('Starting the HTTPS echo server and the proxy vault for the proxy scenarios\n');
-          proxyServers = await startProxyServers(config);
-          const { echo } = proxyServers;
-          proxyCtx = {
-            ...scenarioContext(proxyServers.vault),
-            echo: { host: echo.host, port: echo.port, url: echo.url, proxyUrl: echo.proxyUrl },
-          };
-        }
-        ctx = proxyCtx;
-        target = scenario.server === 'proxy' ? proxyServers.vault : proxyServers.echo;
-        origin = scenario.server === 'proxy' ? proxyServers.vault.baseUrl : proxyServers.echo.url;
-      } else if (scenario.server !== undefined) {
-        throw new Error(`${scenario.name}: unknown server "${scenario.server}" (proxy, echo or none)`);
-      }
-      if (scenario.database === 'postgres' && target.database !== 'PostgreSQL') {
-        // Such a scenario needs a second process on the database (an operator command, say).
+      if (scenario.database === 'postgres' && server.database !== 'PostgreSQL') {
+        // Such a scenario needs a second process on the database (an operator command, a floor server).
         console.log(`${scenario.name}\n  skipped: needs PostgreSQL (set BENCH_DATABASE_URL)\n`);
         skipped.push(scenario.name);
         continue;
       }
+      // Where the requests go and whose CPU time the row shows: the vault, the proxy vault, the echo server or
+      // a floor server.
+      const { target, origin, ctx } = await helpers.forScenario(scenario);
       const setupNotes = {};
       const setupStarted = Date.now();
       const data = scenario.setup
@@ -450,6 +388,10 @@ async function main() {
   if (targets.length > 0) {
     console.log(`Targets\n${targetLines(targets)}\n`);
   }
+  const hot = hotPaths(rows);
+  if (hot.some((figure) => figure.measured !== null)) {
+    console.log(`#22 hot paths (each a ratio to a baseline of this run)\n${hotPathLines(hot)}\n`);
+  }
   mkdirSync(join(__dirname, 'results'), { recursive: true });
   const report = {
     started_at: startedAt.toISOString(),
@@ -463,12 +405,13 @@ async function main() {
     scenarios: rows,
     ...(skipped.length > 0 ? { skipped } : {}),
     targets,
+    hot_paths: hot,
   };
   writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`Results written to ${RESULTS_FILE}`);
   if (config.cpuProfileDir !== null) {
     console.log(
-      `CPU profile of the server${proxyServers !== null ? ' and of the proxy vault' : ''} written to ${config.cpuProfileDir}`,
+      `CPU profiles of the vault and of the proxy vault and floor servers that ran written to ${config.cpuProfileDir}`,
     );
   }
 }

@@ -7,6 +7,8 @@ const { createServer } = require('node:net');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Client } = require('pg');
+// The service's own configuration, from the build `npm run bench` makes first.
+const { loadConfig } = require('../dist/src/config/app-config');
 
 const ROOT = join(__dirname, '..');
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
@@ -86,6 +88,7 @@ async function startServer({
     RATE_LIMIT_PROXY_ADDRESS: '999999999/1',
     ...extraEnv,
   };
+  const { databasePoolSize } = loadConfig(env);
   // --cpu-prof writes its .cpuprofile when the process exits, i.e. after stop()'s SIGTERM.
   const profiling = cpuProfileDir !== null ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
   const child = spawn(process.execPath, [...profiling, join(ROOT, entry)], {
@@ -112,6 +115,9 @@ async function startServer({
     baseUrl: `http://127.0.0.1:${port}`,
     key,
     database: postgres ? 'PostgreSQL' : 'embedded',
+    /** The PostgreSQL database it runs on (null on the embedded one) and its pool size, for the floor servers. */
+    databaseUrl: postgres ? postgres.url : null,
+    databasePoolSize,
     output,
     /** Stops the process (SIGTERM, then SIGKILL), then removes its data. Safe to call more than once. */
     async stop() {

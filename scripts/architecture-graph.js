@@ -41,8 +41,8 @@ point down, through four layers; \`npm run lint\` enforces them with the rules i
 | Layer      | Folders                                                                                    | May import                      |
 | ---------- | ------------------------------------------------------------------------------------------ | ------------------------------- |
 | top        | \`app.module.ts\`, \`app.ts\`, \`main.ts\`, \`cli.ts\` + \`cli/\`, \`openapi*.ts\`, \`entities.ts\`, \`migrations/\` | anything                        |
-| resources  | \`applications\`, \`auth\`, \`tenants\`, \`tokens\`, \`proxies\`, \`reactors\`, \`reactor-formulas\`, \`health\`, \`jobs\`, \`sandbox-bridges\` | other resources' public surface, engines, foundation |
-| engines    | \`access\`, \`expressions\`, \`outbound\`, \`sandbox\`, \`metrics\`                                   | engines, foundation             |
+| resources  | \`applications\`, \`auth\`, \`tenants\`, \`tokens\`, \`proxies\`, \`reactors\`, \`reactor-formulas\`, \`health\`, \`jobs\`, \`sandbox-bridges\`, \`webhooks\` | other resources' public surface, engines, foundation |
+| engines    | \`access\`, \`expressions\`, \`outbound\`, \`sandbox\`, \`metrics\`, \`audit\`, \`events\`                                 | engines, foundation             |
 | foundation | \`common\`, \`config\`, \`crypto\`, \`database\`, \`logging.ts\`                                   | foundation                      |
 
 A resource's public surface is its \`*.module.ts\`, services, entities and DTOs, plus the few files named in

@@ -29,9 +29,12 @@ import { ReactorFormulasModule } from './reactor-formulas/reactor-formulas.modul
 import { ReactorsModule } from './reactors/reactors.module';
 import { InvitationsModule } from './tenants/invitations/invitations.module';
 import { OutboundModule, OutboundOverrides } from './outbound';
+import { AuditModule } from './audit/audit.module';
 import { ProxiesModule } from './proxies/proxies.module';
 import { TenantsModule } from './tenants/tenants.module';
 import { TokensModule } from './tokens/tokens.module';
+import { EventsModule } from './events/events';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -55,6 +58,7 @@ export class AppModule {
         ScheduleModule.forRoot(),
         ClockModule,
         TransactionsModule,
+        EventsModule,
         ChangeFeedModule,
         CryptoModule,
         ExpressionsModule,
@@ -66,12 +70,14 @@ export class AppModule {
         InvitationsModule,
         HealthModule,
         MetricsModule,
+        AuditModule,
         RateLimitsModule,
         TokensModule,
         SandboxModule,
         ReactorFormulasModule,
         ReactorsModule,
         ProxiesModule,
+        WebhooksModule,
         JobsModule,
       ],
       providers: [

@@ -20,6 +20,9 @@ import {
   refuseLoneSurrogates,
 } from './common/request-body';
 import { securityHeaders } from './common/security-headers';
+import { TrustedProxies } from './common/client-address';
+import { AuditService } from './audit/audit.service';
+import { requestOrigins } from './audit/request-origin';
 
 export interface CreateAppOptions {
   /** An already opened database (tests); otherwise opened from the config. */
@@ -102,6 +105,12 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   // Only the form routes get here with a form body (jsonBodiesOnly refuses it elsewhere).
   app.use(exceptOnProxy(urlencoded({ limit: '16kb', extended: false, verify: noteSurrogates })));
   app.use(bodyParserErrors, refuseLoneSurrogates);
+  const audit = app.get(AuditService);
+  app.use(
+    requestOrigins(new TrustedProxies(config.trustedProxies), (req, res, origin) =>
+      audit.recordRefusal(req, res, origin),
+    ),
+  );
   if (options.docs !== false) {
     serveOpenApi(app);
   }

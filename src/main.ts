@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import pretty from 'pino-pretty';
 import { createApp } from './app';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
+import { KeyProviderError } from './crypto/pkcs11-key-provider';
 import { MasterKeysMismatchError } from './crypto/tenant-keys.service';
 import { DatabaseInUseError } from './database/embedded-postgres';
 import { causeOf, RetryHandle, retryUntilDone } from './common/supervisor';
@@ -130,7 +131,8 @@ main().catch((err: unknown) => {
   } else if (
     err instanceof PortInUseError ||
     err instanceof DatabaseInUseError ||
-    err instanceof MasterKeysMismatchError
+    err instanceof MasterKeysMismatchError ||
+    err instanceof KeyProviderError
   ) {
     process.stderr.write(`Token Vault cannot start: ${err.message}\n`);
   } else {

@@ -125,16 +125,28 @@ export const REQUEST_EXAMPLES: RequestExamples = {
     post: { formula: { summary: 'A private formula', value: FORMULA } },
     put: { formula: { summary: 'The formula, renamed', value: { ...FORMULA, name: 'Card last four' } } },
   },
-  CreateReactorDto: {
+  ReactorBodyDto: {
     post: {
+      code: {
+        summary: 'A code reactor',
+        value: {
+          name: 'Charge',
+          code: 'module.exports = async function (req) {\n  return { raw: { amount: req.args.amount } };\n};',
+          configuration: { currency: 'USD' },
+          runtime: { image: 'node-bt', timeout: 5 },
+        },
+      },
       insights: {
         summary: 'A reactor of the official Card Insights formula',
         value: { name: 'Card insights', configuration: {}, formula: { id: CARD_INSIGHTS.id } },
       },
     },
-  },
-  UpdateReactorDto: {
     put: { rename: { summary: 'Rename', value: { name: 'Card insights (checkout)', configuration: {} } } },
+  },
+  PatchReactorDto: {
+    patch: {
+      rename: { summary: 'Rename (JSON merge patch)', value: { name: 'Card insights (renamed)' } },
+    },
   },
   ReactRequestDto: {
     post: {
@@ -143,6 +155,14 @@ export const REQUEST_EXAMPLES: RequestExamples = {
         value: {
           args: { card: { number: '4242424242424242', expiration_month: 12, expiration_year: 2030 } },
         },
+      },
+    },
+  },
+  PatchProxyDto: {
+    patch: {
+      open: {
+        summary: 'Callable with the proxy key alone (JSON merge patch)',
+        value: { require_auth: false },
       },
     },
   },

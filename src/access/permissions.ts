@@ -29,6 +29,11 @@ export const PERMISSIONS = {
   'tenant:invitation:read': ['management'],
   'tenant:invitation:update': ['management'],
   'tenant:invitation:delete': ['management'],
+  'log:read': ['management'],
+  'webhook:create': ['management'],
+  'webhook:read': ['management'],
+  'webhook:update': ['management'],
+  'webhook:delete': ['management'],
 } as const satisfies Record<string, readonly ApplicationType[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

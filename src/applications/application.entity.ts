@@ -1,5 +1,5 @@
 import type { ApplicationType } from '../access/application-type';
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { AccessRule } from '../access/access-rules';
 import { Audited } from '../database/audited';
 
@@ -23,8 +23,7 @@ export class Application extends Audited {
   @Column('jsonb', { default: () => "'[]'" })
   rules: AccessRule[];
 
-  /** SHA-256 of the API key; the key itself is shown once and never stored. */
-  @Index({ unique: true })
-  @Column('text', { name: 'key_hash' })
-  keyHash: string;
+  /** The version of the last key issued; the next key gets the one after it. */
+  @Column('int', { name: 'key_version', default: 1 })
+  keyVersion: number;
 }

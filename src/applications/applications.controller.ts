@@ -8,7 +8,8 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { API_KEY_SCHEME, CurrentPrincipal, RequirePermission } from '../access/decorators';
-import { ALL_PERMISSIONS, PERMISSIONS } from '../access/permissions';
+import { ALL_PERMISSIONS, PERMISSIONS, permissionAllowedFor } from '../access/permissions';
+import { PERMISSION_DESCRIPTIONS } from '../access/permission-descriptions';
 import { Principal } from '../access/principal';
 import { Page } from '../common/pagination';
 import { UuidParam } from '../common/uuid-param';
@@ -18,6 +19,7 @@ import {
   ApplicationPageDto,
   CreateApplicationDto,
   ListApplicationsQueryDto,
+  ListPermissionsQueryDto,
   PermissionDto,
   UpdateApplicationDto,
 } from './dto/application.dto';
@@ -119,10 +121,17 @@ export class PermissionsController {
   @ApiSecurity(API_KEY_SCHEME)
   @ApiOperation({
     summary: 'List permissions',
-    description: 'Every permission and the application types that may hold it.',
+    description:
+      'Every permission, what it allows and the application types that may hold it; filter by `application_type`.',
   })
   @ApiOkResponse({ type: [PermissionDto] })
-  list(): PermissionDto[] {
-    return ALL_PERMISSIONS.map((type) => ({ type, application_types: [...PERMISSIONS[type]] }));
+  list(@Query() query: ListPermissionsQueryDto): PermissionDto[] {
+    return ALL_PERMISSIONS.filter(
+      (type) => query.application_type === undefined || permissionAllowedFor(type, query.application_type),
+    ).map((type) => ({
+      type,
+      description: PERMISSION_DESCRIPTIONS[type],
+      application_types: [...PERMISSIONS[type]],
+    }));
   }
 }

@@ -1,14 +1,18 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationCache } from './application-cache';
+import { ApplicationKey } from './application-key.entity';
+import { ApplicationKeyStore } from './application-key.store';
+import { ApplicationKeysController } from './application-keys.controller';
+import { ApplicationKeysService } from './application-keys.service';
 import { Application } from './application.entity';
 import { ApplicationsController, PermissionsController } from './applications.controller';
 import { ApplicationsService } from './applications.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Application])],
-  controllers: [ApplicationsController, PermissionsController],
-  providers: [ApplicationsService, ApplicationCache],
+  imports: [TypeOrmModule.forFeature([Application, ApplicationKey])],
+  controllers: [ApplicationsController, ApplicationKeysController, PermissionsController],
+  providers: [ApplicationsService, ApplicationCache, ApplicationKeyStore, ApplicationKeysService],
   exports: [ApplicationsService],
 })
 export class ApplicationsModule {}

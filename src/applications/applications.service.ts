@@ -1,20 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { In, Repository } from 'typeorm';
+import { EntityManager, In, IsNull, Repository } from 'typeorm';
 import { AccessRule } from '../access/access-rules';
-import { isPermission, Permission, permissionAllowedFor, TOKEN_PERMISSIONS } from '../access/permissions';
-import { Grants, ungrantable } from '../access/grants';
+import { isPermission, Permission } from '../access/permissions';
 import { Principal } from '../access/principal';
-import { ApiError, FieldErrors } from '../common/api-error';
+import { ApiError } from '../common/api-error';
 import { Page, pageOf, pageOffset } from '../common/pagination';
-import { generateApiKey, hashSecret } from '../crypto';
-import { normalizeRuleContainer } from '../access/containers';
+import { hashSecret } from '../crypto';
 import { ApplicationCache } from './application-cache';
 import { Application } from './application.entity';
+import { ApplicationKeyStore } from './application-key.store';
+import { checkGrants, requireGrantable } from './application-grants';
 import { ApplicationType } from '../access/application-type';
 import {
-  AccessRuleDto,
   ApplicationDto,
   CreateApplicationDto,
   ListApplicationsQueryDto,
@@ -22,6 +21,9 @@ import {
 } from './dto/application.dto';
 import { Clock } from '../common/clock';
 import { Transactions } from '../database/transactions';
+import { Events } from '../events/events';
+import { AuditService } from '../audit/audit.service';
+import { auditEvent } from '../audit/audit-event';
 
 export interface NewApplication {
   name: string;
@@ -30,6 +32,8 @@ export interface NewApplication {
   rules?: AccessRule[];
   /** A key chosen by the operator (bootstrap); generated when absent. */
   key?: string;
+  /** False: the application starts without a key (one is added through its keys). */
+  createKey?: boolean;
 }
 
 @Injectable()
@@ -39,6 +43,9 @@ export class ApplicationsService {
     private readonly cache: ApplicationCache,
     private readonly clock: Clock,
     private readonly transactions: Transactions,
+    private readonly audit: AuditService,
+    private readonly events: Events,
+    private readonly keys: ApplicationKeyStore,
   ) {}
 
   /** Resolves an API key to its application; null when unknown (or regenerated). */
@@ -48,7 +55,7 @@ export class ApplicationsService {
     if (cached !== undefined) {
       return cached;
     }
-    const app = await this.applications.findOne({ where: { keyHash } });
+    const app = await this.keys.applicationOf(this.applications.manager, keyHash);
     if (app === null) {
       return null;
     }
@@ -85,34 +92,48 @@ export class ApplicationsService {
     tenantId: string,
     input: NewApplication,
     createdBy: string | null,
-  ): Promise<{ application: Application; key: string }> {
-    const manager = this.transactions.manager;
-    const key = input.key ?? generateApiKey();
-    const application = manager.create(Application, {
-      tenantId,
-      id: randomUUID(),
-      name: input.name,
-      type: input.type,
-      permissions: input.permissions,
-      rules: input.rules ?? [],
-      keyHash: hashSecret(key),
-      createdBy,
-      modifiedBy: null,
-      modifiedAt: null,
+  ): Promise<{ application: Application; key?: string }> {
+    return this.transactions.run(async () => {
+      const manager = this.transactions.manager;
+      const application = manager.create(Application, {
+        tenantId,
+        id: randomUUID(),
+        name: input.name,
+        type: input.type,
+        permissions: input.permissions,
+        rules: input.rules ?? [],
+        keyVersion: 0,
+        createdBy,
+        modifiedBy: null,
+        modifiedAt: null,
+      });
+      await manager.insert(Application, application);
+      const issued =
+        input.createKey === false
+          ? undefined
+          : await this.keys.issue(manager, application, createdBy, input.key);
+      const stored = await manager.findOneByOrFail(Application, { tenantId, id: application.id });
+      return { application: stored, key: issued?.key };
     });
-    await manager.insert(Application, application);
-    return { application: await manager.findOneByOrFail(Application, { tenantId, id: application.id }), key };
   }
 
   async create(principal: Principal, dto: CreateApplicationDto): Promise<ApplicationDto> {
     const { permissions, rules } = checkGrants(dto.type, dto.permissions ?? [], dto.rules ?? []);
     requireGrantable(principal, { type: dto.type, permissions, rules }, 'grant');
-    const { application, key } = await this.insert(
-      principal.tenantId,
-      { name: dto.name, type: dto.type, permissions, rules },
-      principal.applicationId,
-    );
-    return { ...toDto(application), key };
+    const { application, key } = await this.transactions.run(async () => {
+      const created = await this.insert(
+        principal.tenantId,
+        { name: dto.name, type: dto.type, permissions, rules, createKey: dto.create_key },
+        principal.applicationId,
+      );
+      await this.audit.record(
+        auditEvent(principal, 'application', created.application.id, 'create', 'Application created'),
+      );
+      const { id, type } = created.application;
+      await this.events.publish(principal.tenantId, 'application.created', { id, type });
+      return created;
+    });
+    return { ...toDto(application), ...(key !== undefined ? { key } : {}) };
   }
 
   async list(principal: Principal, query: ListApplicationsQueryDto): Promise<Page<ApplicationDto>> {
@@ -151,6 +172,18 @@ export class ApplicationsService {
         },
       );
       await this.cache.changed(manager, id);
+      const what =
+        JSON.stringify(application.rules) === JSON.stringify(rules) ? '' : ' (access rules changed)';
+      await this.audit.record(
+        auditEvent(principal, 'application', id, 'update', `Application updated${what}`),
+        manager,
+      );
+      await this.events.publish(
+        principal.tenantId,
+        'application.updated',
+        { id, type: application.type },
+        manager,
+      );
     });
     return this.get(principal, id);
   }
@@ -163,6 +196,18 @@ export class ApplicationsService {
     const affected = await this.applications.manager.transaction(async (manager) => {
       const result = await manager.delete(Application, { tenantId: principal.tenantId, id });
       await this.cache.changed(manager, id);
+      if ((result.affected ?? 0) > 0) {
+        await this.audit.record(
+          auditEvent(principal, 'application', id, 'delete', 'Application deleted'),
+          manager,
+        );
+        await this.events.publish(
+          principal.tenantId,
+          'application.deleted',
+          { id, type: target?.type },
+          manager,
+        );
+      }
       return result.affected ?? 0;
     });
     if (affected === 0) {
@@ -170,19 +215,56 @@ export class ApplicationsService {
     }
   }
 
-  /** Issues a new key; the old one stops working with this commit (evicted from every replica's cache). */
+  /** Replaces every key by a new one; the old ones stop working with this commit (on every replica). */
   async regenerate(principal: Principal, id: string): Promise<ApplicationDto> {
-    await this.findOther(principal, id, 'regenerate the key of');
-    const key = generateApiKey();
-    await this.applications.manager.transaction(async (manager) => {
+    const application = await this.findOther(principal, id, 'regenerate the key of');
+    const { type } = application;
+    const key = await this.applications.manager.transaction(async (manager) => {
+      await this.keys.revoke(manager, principal.tenantId, id);
+      const issued = await this.keys.issue(manager, application, principal.applicationId);
       await manager.update(
         Application,
         { tenantId: principal.tenantId, id },
-        { keyHash: hashSecret(key), modifiedBy: principal.applicationId, modifiedAt: this.clock.now() },
+        { modifiedBy: principal.applicationId, modifiedAt: this.clock.now() },
       );
       await this.cache.changed(manager, id);
+      await this.audit.record(
+        auditEvent(principal, 'application', id, 'regenerate', 'Application key regenerated'),
+        manager,
+      );
+      await this.events.publish(principal.tenantId, 'application.key.regenerated', { id, type }, manager);
+      return issued.key;
     });
     return { ...(await this.get(principal, id)), key };
+  }
+
+  /**
+   * An application of the tenant whose keys the caller may manage: its own, or one holding nothing the
+   * caller does not hold (a key to a stronger application would be a key stronger than the caller).
+   */
+  async findManaged(principal: Principal, id: string, action: string): Promise<Application> {
+    const application = await this.find(principal.tenantId, id);
+    if (application.id !== principal.applicationId) {
+      requireGrantable(principal, application, action);
+    }
+    return application;
+  }
+
+  /** The management application the tenant was created with (the owner's key): the oldest one the vault made. */
+  async isOwnerApplication(tenantId: string, applicationId: string): Promise<boolean> {
+    const first = await this.applications.findOne({
+      where: { tenantId, type: 'management', createdBy: IsNull() },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+    return first?.id === applicationId;
+  }
+
+  /** Inside the transaction that deletes a tenant: its applications leave every replica's cache on commit. */
+  async revokeTenant(manager: EntityManager, tenantId: string): Promise<void> {
+    const apps = await manager.find(Application, { where: { tenantId }, select: { id: true } });
+    for (const app of apps) {
+      await this.cache.changed(manager, app.id);
+    }
   }
 
   /** An application of the tenant, or null; reactors and proxies then check the type they accept. */
@@ -231,71 +313,6 @@ export class ApplicationsService {
     }
     return application;
   }
-}
-
-/**
- * A caller grants, binds, updates, regenerates or deletes only what it holds itself: every permission, and
- * every access rule covered by one of its own (container at or under it, transform showing no more, the
- * permission). Otherwise a key with `application:create` could mint a key stronger than itself.
- */
-function requireGrantable(principal: Principal, wanted: Grants, action: string): void {
-  const missing = ungrantable(principal, wanted);
-  if (missing.length > 0) {
-    const what = action === 'grant' ? 'grant' : `${action} an application holding`;
-    throw ApiError.forbidden(
-      `The application cannot ${what} what it does not hold itself: ${missing.slice(0, 10).join('; ')}.`,
-    );
-  }
-}
-
-/**
- * The permissions (and the rules' permissions) must exist and be allowed for the application type; a
- * management application's rules hold the token access it may delegate.
- */
-function checkGrants(
-  type: ApplicationType,
-  permissions: string[],
-  rules: AccessRuleDto[],
-): { permissions: Permission[]; rules: AccessRule[] } {
-  const errors: FieldErrors = {};
-  const add = (path: string, message: string): void => {
-    (errors[path] ??= []).push(message);
-  };
-  const checkList = (list: string[], path: string, tokenOnly: boolean): Permission[] => {
-    list.forEach((p, i) => {
-      if (!isPermission(p)) {
-        add(`${path}[${i}]`, `unknown permission`);
-      } else if (tokenOnly && type === 'management' && TOKEN_PERMISSIONS.includes(p)) {
-        return;
-      } else if (!permissionAllowedFor(p, type)) {
-        add(`${path}[${i}]`, `${p} cannot be granted to a ${type} application`);
-      } else if (tokenOnly && !TOKEN_PERMISSIONS.includes(p)) {
-        add(`${path}[${i}]`, `access rules grant token permissions only`);
-      }
-    });
-    return [...new Set(list.filter(isPermission))];
-  };
-  const checkedPermissions = checkList(permissions, 'permissions', false);
-  const checkedRules = rules.map((rule, i): AccessRule => {
-    const container = normalizeRuleContainer(rule.container);
-    if (container === null) {
-      add(`rules[${i}].container`, 'must be / or a container path such as /pci/');
-    }
-    if (rule.permissions.length === 0) {
-      add(`rules[${i}].permissions`, 'must grant at least one permission');
-    }
-    return {
-      description: rule.description ?? null,
-      priority: rule.priority,
-      container: container ?? rule.container,
-      transform: rule.transform,
-      permissions: checkList(rule.permissions, `rules[${i}].permissions`, true),
-    };
-  });
-  if (Object.keys(errors).length > 0) {
-    throw ApiError.validation(errors);
-  }
-  return { permissions: checkedPermissions, rules: checkedRules.sort((a, b) => a.priority - b.priority) };
 }
 
 export function toDto(app: Application): ApplicationDto {

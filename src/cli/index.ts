@@ -1,22 +1,36 @@
 import { ConfigError, loadConfig } from '../config/app-config';
+import { KeyProviderError } from '../crypto/pkcs11-key-provider';
+import { MasterKeysMismatchError } from '../crypto/tenant-keys.service';
 import { DatabaseInUseError } from '../database/embedded-postgres';
+import { auditExport } from './audit-export';
+import { auditVerify } from './audit-verify';
 import { formulaCreateOfficial } from './formula-create-official';
+import { keysMigrateProvider } from './keys-migrate-provider';
 import { keysReencrypt } from './keys-reencrypt';
+import { keysRetireMaster } from './keys-retire-master';
 import { keysRotateMaster } from './keys-rotate-master';
 import { keysRotateTenant } from './keys-rotate-tenant';
+import { keysSplit } from './keys-split';
 import { CliError, Command, fail, out, UsageError } from './kit';
 import { migrateCommand } from './migrate';
 import { openapiCommand } from './openapi';
 import { tenantCreate } from './tenant-create';
+import { unsealCommand } from './unseal';
 
 /** Every operator command, in the order `help` lists them. One file per command beside this one. */
 const COMMANDS: Record<string, Command> = {
   'tenant:create': tenantCreate,
   migrate: migrateCommand,
   'keys:rotate-master': keysRotateMaster,
+  'keys:migrate-provider': keysMigrateProvider,
+  'keys:retire-master': keysRetireMaster,
+  'keys:split': keysSplit,
+  unseal: unsealCommand,
   'keys:rotate-tenant': keysRotateTenant,
   'keys:reencrypt': keysReencrypt,
   'formula:create-official': formulaCreateOfficial,
+  'audit:verify': auditVerify,
+  'audit:export': auditExport,
   openapi: openapiCommand,
   help: {
     usage: 'help [command]',
@@ -84,7 +98,12 @@ export async function runCli(argv: string[]): Promise<number> {
       fail(`Configuration error: ${err.message}`);
       return 1;
     }
-    if (err instanceof CliError || err instanceof DatabaseInUseError) {
+    if (
+      err instanceof CliError ||
+      err instanceof DatabaseInUseError ||
+      err instanceof KeyProviderError ||
+      err instanceof MasterKeysMismatchError
+    ) {
       fail(err.message);
       return 1;
     }

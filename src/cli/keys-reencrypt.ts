@@ -1,3 +1,4 @@
+import { recordOperatorAction } from './operator-audit';
 import { ReencryptionService } from '../tokens/reencryption.service';
 import { Command, fail, out, parse, UsageError, withAppContext } from './kit';
 
@@ -11,9 +12,17 @@ export const keysReencrypt: Command = {
       throw new UsageError('--batch-size must be an integer from 1 to 10000');
     }
     return withAppContext(config, async (app) => {
-      const total = await app
-        .get(ReencryptionService)
-        .reencryptAll(batchSize, (p) => fail(`tenant ${p.tenantId}: ${p.reencrypted} token(s) re-encrypted`));
+      const touched = new Set<string>();
+      const total = await app.get(ReencryptionService).reencryptAll(batchSize, (p) => {
+        touched.add(p.tenantId);
+        fail(`tenant ${p.tenantId}: ${p.reencrypted} token(s) re-encrypted`);
+      });
+      await recordOperatorAction(
+        app,
+        [...touched],
+        'reencrypt',
+        'Tokens re-encrypted under the newest data key (operator CLI)',
+      );
       out(`Re-encrypted ${total} token(s).`);
     });
   },

@@ -1,22 +1,48 @@
+import { recordOperatorAction } from './operator-audit';
+import { Clock } from '../common/clock';
+import { Pkcs11KeyProvider } from '../crypto/pkcs11-key-provider';
 import { TenantKeysService } from '../crypto/tenant-keys.service';
 import { CliError, Command, out, parse, withAppContext } from './kit';
 
 export const keysRotateMaster: Command = {
-  usage: 'keys:rotate-master',
+  usage: 'keys:rotate-master [--generate]',
   summary:
-    'Re-wrap every tenant key under the first key of VAULT_MASTER_KEYS (list the old ones after it). Online, resumable.',
+    'Re-wrap every tenant key under the active master key: the first of VAULT_MASTER_KEYS, or with ' +
+    'VAULT_KEY_PROVIDER=pkcs11 the first of VAULT_PKCS11_KEY_LABELS (--generate creates that key in the HSM ' +
+    'first). List the old keys after it. Online, resumable.',
   run: (args, config) => {
-    parse(args, {});
-    if (config.masterKeys === null) {
+    const { values } = parse(args, { generate: { type: 'boolean' } });
+    const pkcs11 = config.keyCustody.provider === 'pkcs11' ? config.keyCustody.pkcs11 : null;
+    if (pkcs11 === null && values.generate === true) {
+      throw new CliError('--generate creates HSM keys: set VAULT_KEY_PROVIDER=pkcs11 and its settings.');
+    }
+    if (pkcs11 === null && config.masterKeys === null) {
       throw new CliError(
         'VAULT_MASTER_KEYS is not set: put the new master key first and the old ones after it.',
       );
     }
+    if (pkcs11 !== null && values.generate === true) {
+      const provider = new Pkcs11KeyProvider(pkcs11);
+      try {
+        if (!provider.has(provider.activeKeyId)) {
+          provider.generateKey(provider.activeKeyId, new Clock().now());
+          out(`Created master key ${provider.activeKeyId} in the HSM (AES-256, not extractable).`);
+        }
+      } finally {
+        provider.close();
+      }
+    }
     return withAppContext(config, async (app) => {
-      const moved = await app.get(TenantKeysService).rewrapUnderActiveMaster();
-      out(
-        `Re-wrapped ${moved} tenant key(s) under master key ${app.get(TenantKeysService).masterKeyring.activeKeyId}.`,
+      const keys = app.get(TenantKeysService);
+      const moved = await keys.rewrapUnderActiveMaster();
+      const active = keys.masterKeyring.activeKeyId;
+      await recordOperatorAction(
+        app,
+        'all',
+        'rotate-master',
+        `Tenant keys re-wrapped under master key ${active} (operator CLI)`,
       );
+      out(`Re-wrapped ${moved} tenant key(s) under master key ${active}.`);
     });
   },
 };

@@ -1,3 +1,4 @@
+import { recordOperatorAction } from './operator-audit';
 import { TenantKeysService } from '../crypto/tenant-keys.service';
 import { Command, out, parse, UsageError, withAppContext } from './kit';
 
@@ -12,6 +13,12 @@ export const keysRotateTenant: Command = {
     }
     return withAppContext(config, async (app) => {
       const version = await app.get(TenantKeysService).rotateDataKey(tenantId);
+      await recordOperatorAction(
+        app,
+        [tenantId],
+        'rotate',
+        `Data key rotated to version ${version} (operator CLI)`,
+      );
       out(`Tenant ${tenantId} now writes with data key version ${version}.`);
     });
   },

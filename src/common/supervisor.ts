@@ -51,6 +51,16 @@ export function runDetached(logger: Logger, task: string, work: () => Promise<un
   }
 }
 
+/** Settles when `work` does or after `ms`, whichever is first; `work` must not reject. */
+export async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const elapsed = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms).unref();
+  });
+  await Promise.race([work, elapsed]);
+  clearTimeout(timer);
+}
+
 export interface RetryHandle {
   /** Stops retrying; an attempt under way finishes. */
   stop(): void;

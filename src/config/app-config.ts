@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { parseMasterKeys } from '../crypto/master-keys';
+import { KeyCustodyConfig, loadKeyCustodyConfig } from './key-custody-config';
 import { loadRateLimitConfig, RateLimitConfig } from './rate-limit-config';
 
 export type NodeEnv = 'development' | 'production' | 'test';
@@ -24,6 +25,8 @@ export interface AppConfig {
   /** PostgreSQL's statement_timeout for the pool's connections (0: none). */
   databaseStatementTimeoutMs: number;
   masterKeys: string | null;
+  /** Master key provider, PKCS#11 settings, cryptoperiods, sealed start (key-custody-config.ts). */
+  keyCustody: KeyCustodyConfig;
   bootstrapApiKey: string | null;
   publicUrl: string;
   smtpUrl: string | null;
@@ -60,8 +63,20 @@ export interface AppConfig {
   invitationMailsPerAddressPerHour: number;
   /** Invitation e-mails per tenant in any hour. */
   invitationMailsPerTenantPerHour: number;
+  /** Days a deleted tenant is kept (keys refused, data intact) before the purge job removes it. */
+  tenantDeletionGraceDays: number;
   /** The shared rate limits and their store (rate-limit-config.ts). */
   rateLimits: RateLimitConfig;
+  audit: AuditConfig;
+}
+
+export interface AuditConfig {
+  /** AUDIT_ENABLED=false writes no audit records: only for a benchmark's baseline, never in service. */
+  enabled: boolean;
+  /** Records older than this many days are deleted by the retention job (AUDIT_RETENTION_DAYS). */
+  retentionDays: number;
+  /** How often new records are chained (AUDIT_SEAL_INTERVAL_MS). */
+  sealIntervalMs: number;
 }
 
 export interface ServerLimitsConfig {
@@ -176,6 +191,14 @@ function sandboxQueueing(
   };
 }
 
+function keyCustody(env: Env): KeyCustodyConfig {
+  try {
+    return loadKeyCustodyConfig(env);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+}
+
 function rateLimits(env: Env): RateLimitConfig {
   try {
     return loadRateLimitConfig(env);
@@ -210,6 +233,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databasePreparedStatements: bool(env, 'DATABASE_PREPARED_STATEMENTS', true),
     databaseStatementTimeoutMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30000, 0, 3_600_000),
     masterKeys: present(env, 'VAULT_MASTER_KEYS') ?? null,
+    keyCustody: keyCustody(env),
     bootstrapApiKey: present(env, 'VAULT_BOOTSTRAP_API_KEY') ?? null,
     publicUrl: (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(
       /\/+$/,
@@ -242,7 +266,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
     trustedProxies: addressList(env, 'TRUST_PROXY'),
     invitationMailsPerAddressPerHour: int(env, 'INVITATION_MAILS_PER_ADDRESS_PER_HOUR', 5, 1, 1000),
     invitationMailsPerTenantPerHour: int(env, 'INVITATION_MAILS_PER_TENANT_PER_HOUR', 100, 1, 10000),
+    tenantDeletionGraceDays: int(env, 'TENANT_DELETION_GRACE_DAYS', 30, 0, 3650),
     rateLimits: rateLimits(env),
+    audit: {
+      enabled: bool(env, 'AUDIT_ENABLED', true),
+      retentionDays: int(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36500),
+      sealIntervalMs: int(env, 'AUDIT_SEAL_INTERVAL_MS', 1000, 100, 3_600_000),
+    },
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   };
   if (bool(env, 'METRICS_PUBLIC', false)) {
@@ -266,7 +296,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     }
   }
   if (nodeEnv === 'production') {
-    if (config.masterKeys === null) {
+    if (config.masterKeys === null && config.keyCustody.provider === 'env' && !config.keyCustody.sealed) {
       throw new ConfigError('VAULT_MASTER_KEYS is required when NODE_ENV=production');
     }
     if (config.proxyAllowLoopback || config.proxyCaFile !== null) {

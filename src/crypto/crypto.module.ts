@@ -3,11 +3,12 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { TenantKey } from './tenant-key.entity';
 import { TenantCipher } from './tenant-cipher.service';
 import { TenantKeysService } from './tenant-keys.service';
+import { KeyInventory } from './key-inventory.service';
 
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([TenantKey])],
-  providers: [TenantKeysService, TenantCipher],
-  exports: [TenantKeysService, TenantCipher],
+  providers: [TenantKeysService, TenantCipher, KeyInventory],
+  exports: [TenantKeysService, TenantCipher, KeyInventory],
 })
 export class CryptoModule {}

@@ -1,11 +1,13 @@
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createSecretKey, KeyObject } from 'node:crypto';
 import { EntityManager, Repository } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Transactions } from '../database/transactions';
-import { Keyring } from './keyring';
-import { loadOrCreateDevMasterKey, parseMasterKeys } from './master-keys';
+import { ApiError } from '../common/api-error';
+import { openKeyProviders } from './key-providers';
+import { ChainedKeyProvider, EnvKeyProvider } from './master-key-provider';
+import { combineShares, isShare } from './shamir';
 import { randomKey } from './secrets';
 import { TenantKey, TenantKeyKind } from './tenant-key.entity';
 
@@ -23,11 +25,13 @@ const ACTIVE_VERSION_TTL_MS = 30_000;
  * Wrapped keys live in `tenant_keys`; unwrapped keys never leave this process.
  */
 @Injectable()
-export class TenantKeysService implements OnModuleInit {
+export class TenantKeysService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Keyring');
-  private keyring: Keyring;
+  private keyring: ChainedKeyProvider;
   private readonly unwrapped = new Map<string, KeyObject>();
   private readonly active = new Map<string, { version: number; until: number }>();
+  /** Non-null while sealed: the Shamir shares received so far (VAULT_SEALED=true). */
+  private unsealShares: string[] | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -37,14 +41,19 @@ export class TenantKeysService implements OnModuleInit {
 
   /** Loads the master keys, then refuses to boot unless they open every tenant key in the database. */
   async onModuleInit(): Promise<void> {
-    if (this.config.masterKeys !== null) {
-      this.keyring = new Keyring(parseMasterKeys(this.config.masterKeys));
-    } else {
-      const { keys, created } = loadOrCreateDevMasterKey(this.config.dataDir);
-      this.keyring = new Keyring(keys);
+    if (this.config.keyCustody.sealed) {
+      this.unsealShares = [];
+      this.logger.warn(
+        'Sealed: data routes answer 503 until `npm run cli -- unseal` gives enough key shares.',
+      );
+      return;
+    }
+    const { provider, devKey } = openKeyProviders(this.config);
+    this.keyring = provider;
+    if (devKey !== null) {
       this.logger.warn(
         `VAULT_MASTER_KEYS is not set: using the development master key in ${this.config.dataDir}/master.key` +
-          (created ? ' (just created)' : '') +
+          (devKey.created ? ' (just created)' : '') +
           '. Never run like this in production.',
       );
     }
@@ -60,7 +69,7 @@ export class TenantKeysService implements OnModuleInit {
    * there). Otherwise what is wrong and what to do, naming key ids only. At boot and on /health/ready,
    * since another replica may rotate to a master key this one was not given.
    */
-  async masterKeysProblem(): Promise<string | null> {
+  async masterKeysProblem(keyring: ChainedKeyProvider = this.keyring): Promise<string | null> {
     // Not migrated yet (MIGRATIONS_RUN=false before `cli migrate`): no tenant key to open; readiness says so.
     const [{ present }]: { present: boolean }[] = await this.keys.query(
       "SELECT to_regclass('tenant_keys') IS NOT NULL AS present",
@@ -77,26 +86,26 @@ export class TenantKeysService implements OnModuleInit {
     }[] = await this.keys.query(
       'SELECT DISTINCT ON (master_key_id) master_key_id, tenant_id, kind, version, wrapped FROM tenant_keys ORDER BY master_key_id',
     );
-    const missing = rows.filter((r) => !this.keyring.has(r.master_key_id)).map((r) => r.master_key_id);
+    const missing = rows.filter((r) => !keyring.has(r.master_key_id)).map((r) => r.master_key_id);
     if (missing.length > 0) {
       return (
         `the tenant keys in the database are wrapped with master key id(s) ${missing.map((id) => `"${id}"`).join(', ')}, ` +
-        `which VAULT_MASTER_KEYS does not list. To change master keys, list the new key first and keep the old ` +
-        `one after it (VAULT_MASTER_KEYS=new-id:...,old-id:...), run \`npm run cli -- keys:rotate-master\`, ` +
+        `which neither VAULT_MASTER_KEYS nor VAULT_PKCS11_KEY_LABELS lists. To change master keys, list the new key ` +
+        `first and keep the old one after it (VAULT_MASTER_KEYS=new-id:...,old-id:...), run \`npm run cli -- keys:rotate-master\`, ` +
         `then drop the old one.`
       );
     }
     const wrong: string[] = [];
     for (const row of rows) {
       try {
-        this.keyring.unwrap(row.wrapped, keyContext(row.tenant_id, row.kind, row.version)).fill(0);
+        (await keyring.unwrap(row.wrapped, keyContext(row.tenant_id, row.kind, row.version))).fill(0);
       } catch {
         wrong.push(row.master_key_id);
       }
     }
     if (wrong.length > 0) {
       return (
-        `master key id(s) ${wrong.map((id) => `"${id}"`).join(', ')} in VAULT_MASTER_KEYS do not open the tenant ` +
+        `master key id(s) ${wrong.map((id) => `"${id}"`).join(', ')} in the configured master keys do not open the tenant ` +
         `keys wrapped under that id: the key material differs from the one they were wrapped with. Set the ` +
         `original key for that id.`
       );
@@ -104,7 +113,61 @@ export class TenantKeysService implements OnModuleInit {
     return null;
   }
 
-  get masterKeyring(): Keyring {
+  /** Started with VAULT_SEALED=true and not yet given enough shares. */
+  get sealed(): boolean {
+    return this.unsealShares !== null;
+  }
+
+  /**
+   * Takes one Shamir share of VAULT_MASTER_KEYS (keys:split). Once the shares received combine into master
+   * keys that open the tenant keys, the vault is unsealed. Shares that combine into keys that do not open
+   * them are all dropped: the operators start again.
+   */
+  async unseal(share: string): Promise<{ sealed: boolean; shares_received: number }> {
+    if (this.unsealShares === null) {
+      return { sealed: false, shares_received: 0 };
+    }
+    if (!isShare(share)) {
+      throw ApiError.badRequest('share is not an unseal share (tvs1.<base64url>, from keys:split)');
+    }
+    this.unsealShares = [...new Set([...this.unsealShares, share])];
+    const keys = await combineShares(this.unsealShares);
+    if (keys === null) {
+      return { sealed: true, shares_received: this.unsealShares.length };
+    }
+    const keyring = new ChainedKeyProvider([new EnvKeyProvider(keys)]);
+    keys.forEach((k) => k.key.fill(0));
+    const problem = await this.masterKeysProblem(keyring);
+    if (problem !== null) {
+      this.unsealShares = [];
+      this.logger.error(`Unseal: the shares give master keys that do not open the tenant keys: ${problem}`);
+      throw new ApiError(
+        409,
+        'The shares combine into master keys that do not open the tenant keys: every share was dropped, start again.',
+      );
+    }
+    this.keyring = keyring;
+    this.unsealShares = null;
+    this.logger.log('Unsealed: the master keys are loaded.');
+    return { sealed: false, shares_received: 0 };
+  }
+
+  private assertUnsealed(): void {
+    if (this.unsealShares !== null) {
+      throw new ApiError(
+        503,
+        'The vault is sealed: its master keys are not loaded until enough key holders run `cli unseal`.',
+        undefined,
+        { 'Retry-After': '30' },
+      );
+    }
+  }
+
+  onModuleDestroy(): void {
+    this.keyring?.close();
+  }
+
+  get masterKeyring(): ChainedKeyProvider {
     return this.keyring;
   }
 
@@ -117,6 +180,7 @@ export class TenantKeysService implements OnModuleInit {
 
   /** The newest data key: new ciphertexts use it. */
   async activeDataKey(tenantId: string): Promise<VersionedKey> {
+    this.assertUnsealed();
     const cached = this.active.get(tenantId);
     let version = cached !== undefined && cached.until > Date.now() ? cached.version : undefined;
     if (version === undefined) {
@@ -126,7 +190,7 @@ export class TenantKeysService implements OnModuleInit {
       }
       version = row.version;
       this.active.set(tenantId, { version, until: Date.now() + ACTIVE_VERSION_TTL_MS });
-      this.remember(row);
+      await this.remember(row);
     }
     return { version, key: await this.key(tenantId, 'data', version) };
   }
@@ -157,11 +221,19 @@ export class TenantKeysService implements OnModuleInit {
 
   /**
    * Re-wraps every tenant key not yet under the active master key, in batches. Each row is replaced only
-   * if it is unchanged since it was read, so it is safe while the service runs and on several replicas.
-   * Returns how many keys moved.
+   * if it is unchanged since it was read, so it is safe while the service runs and on several replicas,
+   * and an interrupted run resumes where it stopped. Returns how many keys moved; `progress` hears after
+   * each batch how many moved so far and how many were left at the start.
    */
-  async rewrapUnderActiveMaster(batchSize = 200): Promise<number> {
+  async rewrapUnderActiveMaster(
+    batchSize = 200,
+    progress?: (moved: number, total: number) => void,
+  ): Promise<number> {
     const active = this.keyring.activeKeyId;
+    const total = await this.keys
+      .createQueryBuilder('k')
+      .where('k.master_key_id <> :active', { active })
+      .getCount();
     let moved = 0;
     for (;;) {
       const rows = await this.keys
@@ -175,13 +247,16 @@ export class TenantKeysService implements OnModuleInit {
       }
       for (const row of rows) {
         const context = keyContext(row.tenantId, row.kind, row.version);
-        const wrapped = this.keyring.wrap(this.keyring.unwrap(row.wrapped, context), context);
+        const plain = await this.keyring.unwrap(row.wrapped, context);
+        const wrapped = await this.keyring.wrap(plain, context);
+        plain.fill(0);
         const result = await this.keys.update(
           { tenantId: row.tenantId, kind: row.kind, version: row.version, wrapped: row.wrapped },
           { wrapped, masterKeyId: active },
         );
         moved += result.affected ?? 0;
       }
+      progress?.(moved, total);
     }
   }
 
@@ -199,17 +274,21 @@ export class TenantKeysService implements OnModuleInit {
     kind: TenantKeyKind,
     version: number,
   ): Promise<void> {
+    this.assertUnsealed();
     const plain = randomKey();
+    const wrapped = await this.keyring.wrap(plain, keyContext(tenantId, kind, version));
+    plain.fill(0);
     await manager.insert(TenantKey, {
       tenantId,
       kind,
       version,
       masterKeyId: this.keyring.activeKeyId,
-      wrapped: this.keyring.wrap(plain, keyContext(tenantId, kind, version)),
+      wrapped,
     });
   }
 
   private async key(tenantId: string, kind: TenantKeyKind, version: number): Promise<KeyObject> {
+    this.assertUnsealed();
     const cached = this.unwrapped.get(`${tenantId}:${kind}:${version}`);
     if (cached !== undefined) {
       return cached;
@@ -221,8 +300,8 @@ export class TenantKeysService implements OnModuleInit {
     return this.remember(row);
   }
 
-  private remember(row: TenantKey): KeyObject {
-    const plain = this.keyring.unwrap(row.wrapped, keyContext(row.tenantId, row.kind, row.version));
+  private async remember(row: TenantKey): Promise<KeyObject> {
+    const plain = await this.keyring.unwrap(row.wrapped, keyContext(row.tenantId, row.kind, row.version));
     const key = createSecretKey(plain);
     // The KeyObject holds its own copy: do not leave a second one on the JS heap.
     plain.fill(0);

@@ -23,6 +23,11 @@ export class Transactions {
     return this.dataSource.transaction((manager) => this.open.run(manager, work));
   }
 
+  /** Whether `run` has a transaction open here. */
+  get active(): boolean {
+    return this.open.getStore() !== undefined;
+  }
+
   /** Where to read and write now: the open transaction, or the data source. */
   get manager(): EntityManager {
     return this.open.getStore() ?? this.dataSource.manager;

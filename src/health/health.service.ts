@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { ApiError } from '../common/api-error';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../common/database-unavailable';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { Keyring } from '../crypto/keyring';
+import { MasterKeyProvider } from '../crypto/master-key-provider';
 import { TenantKeysService } from '../crypto/tenant-keys.service';
 import { ChangeFeed, FeedState } from '../database/change-feed';
 import { SandboxProvider } from '../sandbox/sandbox.provider';
@@ -62,7 +62,12 @@ export class HealthService implements BeforeApplicationShutdown {
       {
         name: 'keys',
         run: async () => {
-          assertKeyringWorks(keys.masterKeyring);
+          if (keys.sealed) {
+            throw new NotReady(
+              'sealed: the master keys are not loaded until enough shares are given (cli unseal)',
+            );
+          }
+          await assertKeyringWorks(keys.masterKeyring);
           const problem = await keys.masterKeysProblem();
           // The route is public: the key ids and the remedy go to the log (once per change), not the answer.
           if (problem !== this.keysProblem && problem !== null) {
@@ -146,10 +151,13 @@ export class HealthService implements BeforeApplicationShutdown {
 }
 
 /** The master keys are loaded and usable: a random key wraps and unwraps to itself. */
-function assertKeyringWorks(keyring: Keyring | undefined): void {
+async function assertKeyringWorks(keyring: MasterKeyProvider | undefined): Promise<void> {
   const probe = randomBytes(32);
   try {
-    if (keyring?.unwrap(keyring.wrap(probe, 'readiness'), 'readiness').equals(probe) === true) {
+    if (
+      keyring !== undefined &&
+      (await keyring.unwrap(await keyring.wrap(probe, 'readiness'), 'readiness')).equals(probe)
+    ) {
       return;
     }
   } catch {

@@ -7,6 +7,7 @@ import { Clock } from '../common/clock';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { TenantCipher } from '../crypto/tenant-cipher.service';
 import { preparedQuery } from '../database/prepared-query';
+import { StatementBatcher } from '../database/statement-batcher';
 import type { CapturedResponse } from './captured-response';
 
 /** How long a successful response is replayed. */
@@ -29,6 +30,13 @@ export interface IdempotentRequest {
   path: string;
   /** SHA-256 (hex) of the raw body. */
   bodyHash: string;
+}
+
+/** A request asking for its key, with the hashes the table keeps. */
+interface Claim extends IdempotentRequest {
+  keyHash: string;
+  pathHash: string;
+  attempt: string;
 }
 
 /** The right to record the outcome of the request that now owns the key. */
@@ -59,6 +67,13 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
  */
 @Injectable()
 export class IdempotencyStore {
+  private readonly claims = new StatementBatcher((r: Claim[]) => this.claimAll(r), sameKey);
+  private readonly completions = new StatementBatcher(
+    (d: { ticket: Ticket; response: Buffer | null }[]) => this.completeAll(d),
+    (d) => sameKey(d.ticket),
+  );
+  private readonly releases = new StatementBatcher((t: Ticket[]) => this.releaseAll(t), sameKey);
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly cipher: TenantCipher,
@@ -67,39 +82,12 @@ export class IdempotencyStore {
   ) {}
 
   async begin(request: IdempotentRequest): Promise<Begun> {
-    const now = this.clock.now();
     const keyHash = sha256(request.key);
     const pathHash = sha256(request.path);
     const attempt = randomUUID();
-    // Claims a new key, an expired one, or one whose request was cut off (same request only).
-    const claimed = await this.write<object>(
-      'claim',
-      `INSERT INTO idempotency_keys AS k
-         (tenant_id, scope, key_hash, method, path_hash, body_hash, state, attempt, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, 'running', $7, $8, $9)
-       ON CONFLICT (tenant_id, scope, key_hash) DO UPDATE
-         SET method = EXCLUDED.method, path_hash = EXCLUDED.path_hash, body_hash = EXCLUDED.body_hash,
-             state = 'running', attempt = EXCLUDED.attempt, response = NULL,
-             created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-         WHERE k.expires_at <= EXCLUDED.created_at
-            OR (k.state = 'running' AND k.created_at <= $10 AND k.method = EXCLUDED.method
-                AND k.path_hash = EXCLUDED.path_hash AND k.body_hash = EXCLUDED.body_hash)
-       RETURNING 1 AS claimed`,
-      [
-        request.tenantId,
-        request.scope,
-        keyHash,
-        request.method,
-        pathHash,
-        request.bodyHash,
-        attempt,
-        now,
-        new Date(now.getTime() + REPLAY_FOR_MS),
-        new Date(now.getTime() - STALE_AFTER_MS),
-      ],
-    );
+    const claimed = await this.claims.submit({ ...request, keyHash, pathHash, attempt });
     const ticket = { tenantId: request.tenantId, scope: request.scope, keyHash, attempt };
-    if (claimed.length > 0) {
+    if (claimed) {
       return { kind: 'run', ticket };
     }
     const [row] = await this.write<Row>(
@@ -152,21 +140,82 @@ export class IdempotencyStore {
       response === null
         ? null
         : await this.cipher.sealJson('idempotency', ticket.tenantId, boundTo(ticket), response);
-    await this.write(
-      'complete',
-      `UPDATE idempotency_keys SET state = 'done', response = $5
-       WHERE tenant_id = $1 AND scope = $2 AND key_hash = $3 AND attempt = $4`,
-      [ticket.tenantId, ticket.scope, ticket.keyHash, ticket.attempt, sealed],
-    );
+    await this.completions.submit({ ticket, response: sealed });
   }
 
-  /** The request failed: failures are not kept, so a retry runs again. */
+  /**
+   * The request failed: failures are not kept, so a retry runs again. Not flushed (see claimAll): a release
+   * lost in a crash leaves a claim that a retry takes over once it is stale.
+   */
   async abandon(ticket: Ticket): Promise<void> {
+    await this.releases.submit(ticket);
+  }
+
+  /**
+   * Claims new keys, expired ones, and ones whose request was cut off (same request only); answers, per
+   * request, whether it now owns its key. One statement for all the requests that arrived together
+   * (StatementBatcher). The claim commits without waiting for its WAL flush (a disk sync costs as much as
+   * the token write itself): WAL is flushed in order, so the work's own durable commit, or the durable
+   * `complete`, makes the claim durable too; a claim lost in a crash before either had nothing to protect.
+   */
+  private async claimAll(requests: Claim[]): Promise<boolean[]> {
+    const now = this.clock.now();
+    const rows = await this.write<{ attempt: string }>(
+      'claim',
+      `INSERT INTO idempotency_keys AS k
+         (tenant_id, scope, key_hash, method, path_hash, body_hash, state, attempt, created_at, expires_at)
+       SELECT r.tenant_id, r.scope, r.key_hash, r.method, r.path_hash, r.body_hash, 'running', r.attempt, $8, $9
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::uuid[])
+              AS r (tenant_id, scope, key_hash, method, path_hash, body_hash, attempt),
+            (SELECT set_config('synchronous_commit', 'off', true)) AS no_flush_wait
+       ON CONFLICT (tenant_id, scope, key_hash) DO UPDATE
+         SET method = EXCLUDED.method, path_hash = EXCLUDED.path_hash, body_hash = EXCLUDED.body_hash,
+             state = 'running', attempt = EXCLUDED.attempt, response = NULL,
+             created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+         WHERE k.expires_at <= EXCLUDED.created_at
+            OR (k.state = 'running' AND k.created_at <= $10 AND k.method = EXCLUDED.method
+                AND k.path_hash = EXCLUDED.path_hash AND k.body_hash = EXCLUDED.body_hash)
+       RETURNING k.attempt`,
+      [
+        requests.map((r) => r.tenantId),
+        requests.map((r) => r.scope),
+        requests.map((r) => r.keyHash),
+        requests.map((r) => r.method),
+        requests.map((r) => r.pathHash),
+        requests.map((r) => r.bodyHash),
+        requests.map((r) => r.attempt),
+        now,
+        new Date(now.getTime() + REPLAY_FOR_MS),
+        new Date(now.getTime() - STALE_AFTER_MS),
+      ],
+    );
+    const won = new Set(rows.map((row) => row.attempt));
+    return requests.map((r) => won.has(r.attempt));
+  }
+
+  private async completeAll(done: { ticket: Ticket; response: Buffer | null }[]): Promise<void[]> {
+    await this.write(
+      'complete',
+      `UPDATE idempotency_keys AS k SET state = 'done', response = r.response
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::bytea[])
+              AS r (tenant_id, scope, key_hash, attempt, response)
+       WHERE k.tenant_id = r.tenant_id AND k.scope = r.scope AND k.key_hash = r.key_hash
+         AND k.attempt = r.attempt`,
+      [...ticketColumns(done.map((d) => d.ticket)), done.map((d) => d.response)],
+    );
+    return done.map(() => undefined);
+  }
+
+  private async releaseAll(tickets: Ticket[]): Promise<void[]> {
     await this.write(
       'abandon',
-      'DELETE FROM idempotency_keys WHERE tenant_id = $1 AND scope = $2 AND key_hash = $3 AND attempt = $4',
-      [ticket.tenantId, ticket.scope, ticket.keyHash, ticket.attempt],
+      `DELETE FROM idempotency_keys AS k
+       USING unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[]) AS r (tenant_id, scope, key_hash, attempt)
+       WHERE k.tenant_id = r.tenant_id AND k.scope = r.scope AND k.key_hash = r.key_hash
+         AND k.attempt = r.attempt AND set_config('synchronous_commit', 'off', true) = 'off'`,
+      ticketColumns(tickets),
     );
+    return tickets.map(() => undefined);
   }
 
   /** The hot statements, prepared once per connection like the token statements (DATABASE_PREPARED_STATEMENTS). */
@@ -196,6 +245,20 @@ export class IdempotencyStore {
       }
     }
   }
+}
+
+/** Two statements' rows for one key must not share a statement. */
+function sameKey(row: { tenantId: string; scope: string; keyHash: string }): string {
+  return `${row.tenantId}/${row.scope}/${row.keyHash}`;
+}
+
+function ticketColumns(tickets: Ticket[]): string[][] {
+  return [
+    tickets.map((t) => t.tenantId),
+    tickets.map((t) => t.scope),
+    tickets.map((t) => t.keyHash),
+    tickets.map((t) => t.attempt),
+  ];
 }
 
 /** The sealed answer opens only for this caller and key. */

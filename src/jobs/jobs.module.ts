@@ -16,8 +16,12 @@ import { TokensModule } from '../tokens/tokens.module';
 import { InvitationsModule } from '../tenants/invitations/invitations.module';
 import { InvitationExpiryService } from './invitation-expiry.service';
 import { JobRunner } from './job-runner';
+import { KeyCryptoperiodService } from './key-cryptoperiod.service';
 import { MaintenanceService } from './maintenance.service';
 import { PurgeService } from './purge.service';
+import { ReactorsModule } from '../reactors/reactors.module';
+import { AuditJobsService } from './audit-jobs.service';
+import { TenantsModule } from '../tenants/tenants.module';
 
 /** One scheduled job: when it runs, and the one service method it awaits (which has its own test). */
 interface ScheduledJob {
@@ -44,7 +48,9 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly purge: PurgeService,
     private readonly maintenance: MaintenanceService,
     private readonly invitationExpiry: InvitationExpiryService,
+    private readonly cryptoperiods: KeyCryptoperiodService,
     private readonly registry: SchedulerRegistry,
+    private readonly audit: AuditJobsService,
   ) {}
 
   jobs(): ScheduledJob[] {
@@ -56,9 +62,24 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
         run: () => this.purge.runIdempotencyKeys(),
       },
       {
+        name: 'reactor-results-purge',
+        when: { cron: this.config.purgeCron },
+        run: () => this.purge.runReactorResults(),
+      },
+      {
+        name: 'tenant-purge',
+        when: { cron: this.config.purgeCron },
+        run: () => this.purge.runDeletedTenants(),
+      },
+      {
         name: 'invitation-expiry',
         when: { cron: this.config.purgeCron },
         run: async () => void (await this.invitationExpiry.run()),
+      },
+      {
+        name: 'key-cryptoperiods',
+        when: { cron: '0 7 * * * *' },
+        run: async () => void (await this.cryptoperiods.run()),
       },
       {
         name: 'maintenance',
@@ -73,6 +94,12 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
         embeddedOnly: true,
         run: () => this.maintenance.run(),
       },
+      {
+        name: 'audit-seal',
+        when: { everyMs: this.config.audit.sealIntervalMs },
+        run: () => this.audit.seal(),
+      },
+      { name: 'audit-retention', when: { cron: '0 17 * * * *' }, run: () => this.audit.deleteExpired() },
       // Also on PostgreSQL: autovacuum may wait a minute or more after a bulk load.
       { name: 'maintenance-on-writes', when: { everyMs: 5_000 }, run: () => this.maintenance.runIfBusy() },
     ];
@@ -135,8 +162,23 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
 }
 
 @Module({
-  imports: [TokensModule, InvitationsModule],
-  providers: [JobRunner, PurgeService, MaintenanceService, InvitationExpiryService, JobScheduler],
-  exports: [JobRunner, PurgeService, MaintenanceService, InvitationExpiryService],
+  imports: [TokensModule, InvitationsModule, ReactorsModule, TenantsModule],
+  providers: [
+    JobRunner,
+    PurgeService,
+    MaintenanceService,
+    InvitationExpiryService,
+    AuditJobsService,
+    KeyCryptoperiodService,
+    JobScheduler,
+  ],
+  exports: [
+    JobRunner,
+    PurgeService,
+    MaintenanceService,
+    InvitationExpiryService,
+    AuditJobsService,
+    KeyCryptoperiodService,
+  ],
 })
 export class JobsModule {}

@@ -4,10 +4,12 @@ import { TokensService } from '../tokens/tokens.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { IdempotencyStore } from '../idempotency/idempotency.store';
 import { JobRunner } from './job-runner';
+import { ReactorRunsService } from '../reactors/reactor-runs.service';
+import { TenantSelfService } from '../tenants/tenant-self.service';
 
 /**
  * The scheduled purges: expired tokens (their data goes, a tombstone stays, spec §3) and idempotency keys
- * past their 24 hours.
+ * and asynchronous reactor results past their 24 hours.
  */
 @Injectable()
 export class PurgeService {
@@ -19,7 +21,19 @@ export class PurgeService {
     private readonly jobs: JobRunner,
     private readonly metrics: MetricsService,
     private readonly idempotencyKeys: IdempotencyStore,
+    private readonly reactorRuns: ReactorRunsService,
+    private readonly tenants: TenantSelfService,
   ) {}
+
+  /** Tenants deleted longer ago than the grace period: removed with all they hold. */
+  async runDeletedTenants(): Promise<void> {
+    await this.jobs.runExclusive('tenant-purge', async () => {
+      const purged = await this.tenants.purgeDeleted(this.clock.now());
+      if (purged > 0) {
+        this.logger.log({ purged }, 'deleted tenants purged');
+      }
+    });
+  }
 
   async run(): Promise<void> {
     await this.jobs.runExclusive('purge', async () => {
@@ -37,6 +51,16 @@ export class PurgeService {
       const purged = await this.idempotencyKeys.purgeExpired(this.clock.now());
       if (purged > 0) {
         this.logger.log({ purged }, 'expired idempotency keys purged');
+      }
+    });
+  }
+
+  /** Asynchronous reactor results past their 24 hours. */
+  async runReactorResults(): Promise<void> {
+    await this.jobs.runExclusive('reactor-results-purge', async () => {
+      const purged = await this.reactorRuns.purgeExpired(this.clock.now());
+      if (purged > 0) {
+        this.logger.log({ purged }, 'expired reactor results purged');
       }
     });
   }

@@ -10,6 +10,12 @@ import { Delegation1763794800000 } from './1763794800000-delegation';
 import { IdempotencyKeys1763802000000 } from './1763802000000-idempotency-keys';
 import { InvitationOutbox1763801000000 } from './1763801000000-invitation-outbox';
 import { RateLimits1763805000000 } from './1763805000000-rate-limits';
+import { Audit1764000000000 } from './1764000000000-audit';
+import { Webhooks1764100000000 } from './1764100000000-webhooks';
+import { CodeReactors1764300000000 } from './1764300000000-code-reactors';
+import { ReactorRuns1764300100000 } from './1764300100000-reactor-runs';
+import { ApplicationKeys1764400000000 } from './1764400000000-application-keys';
+import { TenantSelf1764400100000 } from './1764400100000-tenant-self';
 
 /** Every migration, in order. Listed by class so the same list works from TypeScript (tests) and dist. */
 export const MIGRATIONS = [
@@ -25,4 +31,10 @@ export const MIGRATIONS = [
   InvitationOutbox1763801000000,
   IdempotencyKeys1763802000000,
   RateLimits1763805000000,
+  Audit1764000000000,
+  Webhooks1764100000000,
+  CodeReactors1764300000000,
+  ReactorRuns1764300100000,
+  ApplicationKeys1764400000000,
+  TenantSelf1764400100000,
 ];

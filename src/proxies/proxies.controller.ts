@@ -1,5 +1,7 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Put, Query } from '@nestjs/common';
 import {
+  ApiBody,
+  ApiConsumes,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
@@ -9,9 +11,11 @@ import {
 } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission } from '../access/decorators';
 import { Principal } from '../access/principal';
+import { RequireContentType } from '../common/content-type.guard';
+import { definedFields } from '../common/defined-fields';
 import { Page } from '../common/pagination';
 import { UuidParam } from '../common/uuid-param';
-import { ListProxiesQueryDto, ProxyBodyDto, ProxyDto, ProxyPageDto } from './dto/proxy.dto';
+import { ListProxiesQueryDto, PatchProxyDto, ProxyBodyDto, ProxyDto, ProxyPageDto } from './dto/proxy.dto';
 import { ProxiesService } from './proxies.service';
 
 const DOES_NOT_COMPILE = 'The code does not compile (message with line and column).';
@@ -63,6 +67,27 @@ export class ProxiesController {
     @Body() dto: ProxyBodyDto,
   ): Promise<ProxyDto> {
     return this.proxies.update(p, id, dto);
+  }
+
+  @Patch(':id')
+  @RequirePermission('proxy:update')
+  @RequireContentType('application/merge-patch+json')
+  @ApiOperation({
+    summary: 'Update a proxy',
+    description:
+      'Content-Type application/merge-patch+json (RFC 7386): configuration and the transforms merge, other ' +
+      'fields replace; null removes a transform, the application or a configuration entry. The key stays.',
+  })
+  @ApiConsumes('application/merge-patch+json')
+  @ApiBody({ type: PatchProxyDto, description: 'application/merge-patch+json (RFC 7386)' })
+  @ApiOkResponse({ type: ProxyDto })
+  @ApiUnprocessableEntityResponse({ description: DOES_NOT_COMPILE })
+  patch(
+    @CurrentPrincipal() p: Principal,
+    @UuidParam() id: string,
+    @Body() dto: PatchProxyDto,
+  ): Promise<ProxyDto> {
+    return this.proxies.patch(p, id, definedFields(dto));
   }
 
   @Delete(':id')

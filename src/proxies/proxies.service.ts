@@ -1,6 +1,9 @@
+import { AuditService } from '../audit/audit.service';
+import { auditEvent } from '../audit/audit-event';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
+import { Events } from '../events/events';
 import { Repository } from 'typeorm';
 import { ApplicationsService } from '../applications/applications.service';
 import { Principal } from '../access/principal';
@@ -14,6 +17,7 @@ import { checkProxyBody } from './proxy-rules';
 import { Proxy } from './proxy.entity';
 import { LoadedProxy } from './loaded-proxy';
 import { Clock } from '../common/clock';
+import { mergePatch } from '../common/merge-patch';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 
 const KEY_SEAL = 'proxy-key';
@@ -28,6 +32,8 @@ export class ProxiesService {
     private readonly cache: ProxyCache,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly audit: AuditService,
+    private readonly events: Events,
   ) {}
 
   async create(principal: Principal, dto: ProxyBodyDto): Promise<ProxyDto> {
@@ -36,7 +42,7 @@ export class ProxiesService {
     const { tenantId } = principal;
     const id = randomUUID();
     const key = generateProxyKey();
-    await this.proxies.insert({
+    const row = {
       tenantId,
       id,
       name: dto.name,
@@ -48,9 +54,15 @@ export class ProxiesService {
       applicationId,
       configuration: await this.seal(tenantId, id, checked.configuration),
       requireAuth: checked.requireAuth,
+      disableDetokenization: checked.disableDetokenization,
       createdBy: principal.applicationId,
       modifiedBy: null,
       modifiedAt: null,
+    };
+    await this.proxies.manager.transaction(async (m) => {
+      await m.insert(Proxy, row);
+      await this.audit.record(auditEvent(principal, 'proxy', id, 'create', 'Proxy created'), m);
+      await this.events.publish(principal.tenantId, 'proxy.created', { id }, m);
     });
     return this.get(principal, id);
   }
@@ -65,9 +77,34 @@ export class ProxiesService {
   }
 
   async update(principal: Principal, id: string, dto: ProxyBodyDto): Promise<ProxyDto> {
+    return this.replace(principal, await this.find(principal.tenantId, id), dto);
+  }
+
+  /** PATCH (RFC 7386) over the proxy as a replace body: configuration and transforms merge. */
+  async patch(principal: Principal, id: string, patch: Record<string, unknown>): Promise<ProxyDto> {
+    const proxy = await this.find(principal.tenantId, id);
+    const transform = (code: string | null) => (code === null ? {} : { type: 'code', code });
+    const configuration = await this.open(proxy);
+    const current: Record<string, unknown> = {
+      name: proxy.name,
+      destination_url: proxy.destinationUrl,
+      require_auth: proxy.requireAuth,
+      disable_detokenization: proxy.disableDetokenization,
+      ...(proxy.requestTransformCode !== null
+        ? { request_transform: transform(proxy.requestTransformCode) }
+        : {}),
+      ...(proxy.responseTransformCode !== null
+        ? { response_transform: transform(proxy.responseTransformCode) }
+        : {}),
+      ...(proxy.applicationId !== null ? { application: { id: proxy.applicationId } } : {}),
+      ...(configuration !== null ? { configuration } : {}),
+    };
+    return this.replace(principal, proxy, mergePatch(current, patch) as ProxyBodyDto);
+  }
+
+  private async replace(principal: Principal, proxy: Proxy, dto: ProxyBodyDto): Promise<ProxyDto> {
     const checked = checkProxyBody(dto, { allowLoopback: this.config.proxyAllowLoopback });
-    const { tenantId } = principal;
-    await this.find(tenantId, id);
+    const { tenantId, id } = proxy;
     const applicationId = await this.applications.requireBindable(principal, dto.application?.id ?? null);
     const configuration = await this.seal(tenantId, id, checked.configuration);
     await this.proxies.manager.transaction(async (manager) => {
@@ -82,11 +119,14 @@ export class ProxiesService {
           applicationId,
           configuration,
           requireAuth: checked.requireAuth,
+          disableDetokenization: checked.disableDetokenization,
           modifiedBy: principal.applicationId,
           modifiedAt: this.clock.now(),
         },
       );
       await this.cache.changed(manager, id);
+      await this.audit.record(auditEvent(principal, 'proxy', id, 'update', 'Proxy updated'), manager);
+      await this.events.publish(principal.tenantId, 'proxy.updated', { id }, manager);
     });
     return this.get(principal, id);
   }
@@ -98,6 +138,8 @@ export class ProxiesService {
         throw ApiError.notFound('Proxy');
       }
       await this.cache.changed(manager, id);
+      await this.audit.record(auditEvent(principal, 'proxy', id, 'delete', 'Proxy deleted'), manager);
+      await this.events.publish(principal.tenantId, 'proxy.deleted', { id }, manager);
     });
   }
 
@@ -154,11 +196,14 @@ export class ProxiesService {
       key: (await this.cipher.openJson(KEY_SEAL, proxy.tenantId, proxy.id, proxy.key)) as string,
       name: proxy.name,
       destination_url: proxy.destinationUrl,
-      request_transform: proxy.requestTransformCode === null ? null : { code: proxy.requestTransformCode },
-      response_transform: proxy.responseTransformCode === null ? null : { code: proxy.responseTransformCode },
+      request_transform:
+        proxy.requestTransformCode === null ? null : { type: 'code', code: proxy.requestTransformCode },
+      response_transform:
+        proxy.responseTransformCode === null ? null : { type: 'code', code: proxy.responseTransformCode },
       application_id: proxy.applicationId,
       configuration: await this.open(proxy),
       require_auth: proxy.requireAuth,
+      disable_detokenization: proxy.disableDetokenization,
       created_by: proxy.createdBy,
       created_at: proxy.createdAt.toISOString(),
       modified_by: proxy.modifiedBy,

@@ -36,6 +36,8 @@ import { relay, sendTransformed } from './proxy-response';
 import { applyResult, ProxyTransforms, singleValued } from './proxy-transforms';
 import { LoadedProxy } from './loaded-proxy';
 import { ProxiesService } from './proxies.service';
+import { AuditService } from '../audit/audit.service';
+import { AuditEvent } from '../audit/audit-event';
 
 /** Where a /proxy request goes and with whose rights (spec §4.5, §5 rule 2). */
 interface Route {
@@ -65,11 +67,13 @@ export class ProxyForwarder {
     private readonly idempotency: Idempotency,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly limits: RateLimits,
+    private readonly audit: AuditService,
   ) {}
 
   /** Sends the destination's answer on `res`, or throws for the caller to answer with a proxy_error. */
   async forward(req: Request, res: Response): Promise<void> {
     const route = await this.route(req, res);
+    await this.audit.record(proxiedEvent(route.proxy, route.detokenizer, req.method));
     const path = forwardedPath(req.originalUrl);
     const query = forwardedQuery(req.originalUrl);
     const url = destinationUrl(route.destination, path, query);
@@ -102,7 +106,9 @@ export class ProxyForwarder {
     }
     let body: Buffer | Request | undefined = streamed
       ? bodyOrNothing(req)
-      : await this.detokenizedBody(raw, kind, route.detokenizer);
+      : proxy?.proxy.disableDetokenization === true
+        ? raw
+        : await this.detokenizedBody(raw, kind, route.detokenizer);
 
     // Aborted when our caller goes away: drops a transform still waiting for the sandbox, ends the upstream.
     const gone = clientGoneSignal(res);
@@ -257,6 +263,18 @@ export class ProxyForwarder {
 
 function ownerOf(caller: Principal): IdempotencyScope {
   return { tenantId: caller.tenantId, scope: caller.applicationId };
+}
+
+/** One record per forwarded request: the configured proxy (if any), acting as whoever detokenizes. */
+function proxiedEvent(proxy: LoadedProxy | null, actor: Principal | null, method: string): AuditEvent {
+  return {
+    tenantId: proxy?.proxy.tenantId ?? (actor as Principal).tenantId,
+    actor,
+    entityType: 'proxy',
+    entityId: proxy?.proxy.id ?? null,
+    operation: 'proxy',
+    message: `Request forwarded (${method})`,
+  };
 }
 
 function allowed(principal: Principal | null): Principal {

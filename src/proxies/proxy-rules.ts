@@ -1,11 +1,8 @@
 import { ApiError, FieldErrors } from '../common/api-error';
 import { checkDestinationUrl, StaticCheckOptions } from '../outbound';
 import { compileErrorOf } from '../sandbox/compile-check';
+import { checkStringMap } from '../sandbox/sandbox-configuration';
 import type { ProxyBodyDto, ProxyTransformDto } from './dto/proxy.dto';
-
-const MAX_CONFIGURATION_ENTRIES = 100;
-const MAX_CONFIGURATION_NAME = 200;
-const MAX_CONFIGURATION_VALUE = 10_000;
 
 export interface CheckedProxy {
   destinationUrl: string;
@@ -13,6 +10,7 @@ export interface CheckedProxy {
   responseTransformCode: string | null;
   configuration: Record<string, string> | null;
   requireAuth: boolean;
+  disableDetokenization: boolean;
 }
 
 /**
@@ -21,11 +19,25 @@ export interface CheckedProxy {
  */
 export function checkProxyBody(dto: ProxyBodyDto, outbound: StaticCheckOptions = {}): CheckedProxy {
   const errors: FieldErrors = {};
-  const destination = checkDestinationUrl(dto.destination_url, outbound);
-  if (!destination.ok) {
-    errors.destination_url = [`is not allowed: ${destination.reason}`];
+  // A merge patch can remove what the DTO of a full body requires.
+  if (typeof dto.name !== 'string') {
+    errors.name = ['is required'];
   }
-  const configuration = checkConfiguration(dto.configuration ?? null, errors);
+  if (typeof dto.destination_url !== 'string') {
+    errors.destination_url = ['is required'];
+  } else {
+    const destination = checkDestinationUrl(dto.destination_url, outbound);
+    if (!destination.ok) {
+      errors.destination_url = [`is not allowed: ${destination.reason}`];
+    }
+  }
+  for (const field of ['request_transform', 'response_transform'] as const) {
+    const transform = dto[field];
+    if (transform !== undefined && transform !== null && typeof transform.code !== 'string') {
+      errors[`${field}.code`] = ['is required'];
+    }
+  }
+  const configuration = checkStringMap(dto.configuration ?? null, errors);
   if (Object.keys(errors).length > 0) {
     throw ApiError.validation(errors);
   }
@@ -46,44 +58,10 @@ export function checkProxyBody(dto: ProxyBodyDto, outbound: StaticCheckOptions =
     responseTransformCode: codeOf(dto.response_transform),
     configuration,
     requireAuth: dto.require_auth ?? true,
+    disableDetokenization: dto.disable_detokenization ?? false,
   };
 }
 
 function codeOf(transform: ProxyTransformDto | null | undefined): string | null {
   return transform?.code ?? null;
-}
-
-function checkConfiguration(
-  value: Record<string, unknown> | null,
-  errors: FieldErrors,
-): Record<string, string> | null {
-  if (value === null) {
-    return null;
-  }
-  const entries = Object.entries(value);
-  if (entries.length > MAX_CONFIGURATION_ENTRIES) {
-    errors.configuration = [`may hold at most ${MAX_CONFIGURATION_ENTRIES} entries`];
-    return null;
-  }
-  const checked: Record<string, string> = {};
-  for (const [name, item] of entries) {
-    if (name.length === 0 || name.length > MAX_CONFIGURATION_NAME) {
-      errors.configuration = [`names must have 1 to ${MAX_CONFIGURATION_NAME} characters`];
-      continue;
-    }
-    const path = `configuration.${name.replace(/[^\x20-\x7e]/g, '?')}`;
-    if (typeof item !== 'string') {
-      errors[path] = ['must be a string'];
-    } else if (item.length > MAX_CONFIGURATION_VALUE) {
-      errors[path] = [`must be at most ${MAX_CONFIGURATION_VALUE} characters`];
-    } else {
-      Object.defineProperty(checked, name, {
-        value: item,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
-  }
-  return checked;
 }

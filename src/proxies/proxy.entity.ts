@@ -36,4 +36,8 @@ export class Proxy extends Audited {
 
   @Column('boolean', { name: 'require_auth' })
   requireAuth: boolean;
+
+  /** true: the request body is forwarded as sent, token expressions included. */
+  @Column('boolean', { name: 'disable_detokenization', default: false })
+  disableDetokenization: boolean;
 }

@@ -30,6 +30,7 @@ export class RateLimits implements OnModuleInit, OnApplicationShutdown {
   private readonly proxies: TrustedProxies;
   private readonly limited: Counter<'route' | 'limit'>;
   private readonly failing = new Set<string>();
+  private readonly countedRequests = new WeakSet<Request>();
   private purgeTimer: NodeJS.Timeout | undefined;
 
   readonly application: Limit;
@@ -111,8 +112,16 @@ export class RateLimits implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  /** A request without a valid BT-API-KEY: counted against its address; 429 past the limit. */
+  /**
+   * A request without a valid BT-API-KEY: counted against its address, once per request (a /proxy call by
+   * proxy key is counted before its lookup, and again here if its proxy then asks for a key it lacks);
+   * 429 past the limit.
+   */
   async countUnauthenticated(req: Request): Promise<void> {
+    if (this.countedRequests.has(req)) {
+      return;
+    }
+    this.countedRequests.add(req);
     const usage = await this.unauthenticated.take(this.clientOf(req));
     if (usage.exceeded) {
       throw this.refusal(req, usage, [usage]);

@@ -1,3 +1,5 @@
+import { AuditService } from '../audit/audit.service';
+import { auditEvent } from '../audit/audit-event';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
@@ -22,6 +24,7 @@ export class ReactorFormulasService {
     @InjectRepository(ReactorFormula) private readonly formulas: Repository<ReactorFormula>,
     private readonly applications: ApplicationsService,
     private readonly clock: Clock,
+    private readonly audit: AuditService,
   ) {}
 
   async create(principal: Principal, dto: ReactorFormulaBodyDto): Promise<ReactorFormulaDto> {
@@ -34,7 +37,13 @@ export class ReactorFormulasService {
       modifiedBy: null,
       modifiedAt: null,
     });
-    await this.formulas.insert(formula);
+    await this.formulas.manager.transaction(async (m) => {
+      await m.insert(ReactorFormula, formula);
+      await this.audit.record(
+        auditEvent(principal, 'reactor_formula', formula.id, 'create', 'Formula created'),
+        m,
+      );
+    });
     return this.get(principal, formula.id);
   }
 
@@ -78,10 +87,14 @@ export class ReactorFormulasService {
     for (const { application_id: applicationId } of bound) {
       await this.applications.requireBindable(principal, applicationId);
     }
-    await this.formulas.update(
-      { tenantId: principal.tenantId, id },
-      { ...fieldsOf(dto), modifiedBy: principal.applicationId, modifiedAt: this.clock.now() },
-    );
+    await this.formulas.manager.transaction(async (m) => {
+      await m.update(
+        ReactorFormula,
+        { tenantId: principal.tenantId, id },
+        { ...fieldsOf(dto), modifiedBy: principal.applicationId, modifiedAt: this.clock.now() },
+      );
+      await this.audit.record(auditEvent(principal, 'reactor_formula', id, 'update', 'Formula updated'), m);
+    });
     return this.get(principal, id);
   }
 
@@ -94,7 +107,10 @@ export class ReactorFormulasService {
     if (Number(count) > 0) {
       throw ApiError.conflict(`The formula is used by ${count} reactor(s): delete them first.`);
     }
-    await this.formulas.delete({ tenantId: principal.tenantId, id });
+    await this.formulas.manager.transaction(async (m) => {
+      await m.delete(ReactorFormula, { tenantId: principal.tenantId, id });
+      await this.audit.record(auditEvent(principal, 'reactor_formula', id, 'delete', 'Formula deleted'), m);
+    });
   }
 
   /** An official formula or one of the tenant's: what reactors may be built from. */

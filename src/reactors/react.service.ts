@@ -1,3 +1,5 @@
+import { AuditService } from '../audit/audit.service';
+import { auditEvent } from '../audit/audit-event';
 import { Injectable } from '@nestjs/common';
 import { ApplicationsService } from '../applications/applications.service';
 import { Principal } from '../access/principal';
@@ -10,7 +12,7 @@ import { DetokenizeService } from '../tokens/detokenize.service';
 import { TokenizeService } from '../tokens/tokenize.service';
 import { ReactRequestDto, ReactResponseDto } from './dto/react.dto';
 import { prepareArgs } from './react-args';
-import { ReactorsService } from './reactors.service';
+import { LoadedReactor, ReactorsService } from './reactors.service';
 
 /** POST /reactors/<id>/react: spec §4.4 invocation rules, in the spec's order. */
 @Injectable()
@@ -23,6 +25,7 @@ export class ReactService {
     private readonly sandbox: SandboxProvider,
     private readonly bt: BtBridge,
     private readonly fetch: FetchBridge,
+    private readonly audit: AuditService,
   ) {}
 
   /** `signal`: aborted when the caller has gone, so a run still waiting for a worker is dropped. */
@@ -32,18 +35,46 @@ export class ReactService {
     body: ReactRequestDto,
     signal?: AbortSignal,
   ): Promise<ReactResponseDto> {
-    const { reactor, formula, configuration } = await this.reactors.load(caller.tenantId, id);
-    // Rules 5 and 6 first (detokenization with the caller's token:use, at most 100 tokens), then 1-4.
+    const loaded = await this.reactors.load(caller.tenantId, id);
+    const args = await this.argsFor(caller, loaded, body);
+    await this.audit.record(auditEvent(caller, 'reactor', id, 'react', 'Reactor invoked'));
+    return this.run(caller.tenantId, loaded, args, signal);
+  }
+
+  /**
+   * Spec §4.4 rules 5 and 6 first (detokenization with the caller's token:use, at most 100 tokens), then
+   * 1-4 for a formula reactor; a code reactor gets its arguments as sent, detokenized.
+   */
+  async argsFor(
+    caller: Principal,
+    loaded: LoadedReactor,
+    body: ReactRequestDto,
+  ): Promise<{ [key: string]: JsonValue }> {
     const detokenized = await this.detokenizer.detokenize(caller, body.args ?? {});
-    const args = prepareArgs(formula.requestParameters, detokenized);
+    if (loaded.parameters === null) {
+      // The DTO admits objects only, and detokenization keeps the shape.
+      return detokenized as { [key: string]: JsonValue };
+    }
+    return prepareArgs(loaded.parameters, detokenized);
+  }
+
+  /** Runs the reactor's code on prepared arguments and tokenizes its `tokenize` output. */
+  async run(
+    tenantId: string,
+    loaded: LoadedReactor,
+    args: { [key: string]: JsonValue },
+    signal?: AbortSignal,
+  ): Promise<ReactResponseDto> {
+    const { reactor, code, configuration, timeoutMs } = loaded;
     const application =
       reactor.applicationId === null
         ? null
-        : await this.applications.principalFor(caller.tenantId, reactor.applicationId);
+        : await this.applications.principalFor(tenantId, reactor.applicationId);
     const outcome = await this.sandbox.run({
-      tenantId: caller.tenantId,
+      tenantId,
       signal,
-      code: formula.code,
+      code,
+      timeoutMs,
       req: { args, configuration: configuration as { [key: string]: JsonValue } },
       bt: application === null ? undefined : this.bt.handlers(application),
       host: this.fetch.handlers(),

@@ -1,5 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Put, Query } from '@nestjs/common';
 import {
+  ApiAcceptedResponse,
+  ApiBody,
+  ApiConsumes,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
@@ -7,18 +10,21 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission } from '../access/decorators';
-import { ReactRequestDto, ReactResponseDto } from './dto/react.dto';
+import { AsyncReactResponseDto, ReactorResultDto, ReactRequestDto, ReactResponseDto } from './dto/react.dto';
+import { ReactorRunsService } from './reactor-runs.service';
 import { Principal } from '../access/principal';
 import { ClientGone } from '../common/client-gone';
+import { RequireContentType } from '../common/content-type.guard';
 import { Page } from '../common/pagination';
 import { UuidParam } from '../common/uuid-param';
 import {
-  CreateReactorDto,
   ListReactorsQueryDto,
+  PatchReactorDto,
+  ReactorBodyDto,
   ReactorDto,
   ReactorPageDto,
-  UpdateReactorDto,
 } from './dto/reactor.dto';
+import { definedFields } from '../common/defined-fields';
 import { ReactService } from './react.service';
 import { ReactorsService } from './reactors.service';
 
@@ -28,6 +34,7 @@ export class ReactorsController {
   constructor(
     private readonly reactors: ReactorsService,
     private readonly reactions: ReactService,
+    private readonly runs: ReactorRunsService,
   ) {}
 
   @Post()
@@ -35,10 +42,11 @@ export class ReactorsController {
   @ApiOperation({
     summary: 'Create a reactor',
     description:
-      "A configured instance of a formula. `configuration` must match the formula's configuration names and types.",
+      'Either a code reactor (`code`, `configuration` a map of strings, optional `runtime`) or a configured ' +
+      "instance of a formula (`formula.id`; `configuration` must match the formula's names and types).",
   })
   @ApiCreatedResponse({ type: ReactorDto })
-  create(@CurrentPrincipal() p: Principal, @Body() dto: CreateReactorDto): Promise<ReactorDto> {
+  create(@CurrentPrincipal() p: Principal, @Body() dto: ReactorBodyDto): Promise<ReactorDto> {
     return this.reactors.create(p, dto);
   }
 
@@ -60,14 +68,37 @@ export class ReactorsController {
 
   @Put(':id')
   @RequirePermission('reactor:update')
-  @ApiOperation({ summary: 'Replace a reactor', description: 'The formula cannot change.' })
+  @ApiOperation({
+    summary: 'Replace a reactor',
+    description: 'A formula reactor keeps its formula, a code reactor stays a code reactor.',
+  })
   @ApiOkResponse({ type: ReactorDto })
   update(
     @CurrentPrincipal() p: Principal,
     @UuidParam() id: string,
-    @Body() dto: UpdateReactorDto,
+    @Body() dto: ReactorBodyDto,
   ): Promise<ReactorDto> {
     return this.reactors.update(p, id, dto);
+  }
+
+  @Patch(':id')
+  @RequirePermission('reactor:update')
+  @RequireContentType('application/merge-patch+json')
+  @ApiOperation({
+    summary: 'Update a reactor',
+    description:
+      'Content-Type application/merge-patch+json (RFC 7386): configuration and runtime merge, other fields ' +
+      'replace; null removes the application or a configuration entry.',
+  })
+  @ApiConsumes('application/merge-patch+json')
+  @ApiBody({ type: PatchReactorDto, description: 'application/merge-patch+json (RFC 7386)' })
+  @ApiOkResponse({ type: ReactorDto })
+  patch(
+    @CurrentPrincipal() p: Principal,
+    @UuidParam() id: string,
+    @Body() dto: PatchReactorDto,
+  ): Promise<ReactorDto> {
+    return this.reactors.patch(p, id, definedFields(dto));
   }
 
   @Delete(':id')
@@ -86,8 +117,9 @@ export class ReactorsController {
     summary: 'Invoke a reactor',
     description:
       "Detokenizes `{{ <token id> }}` expressions in `args` (token:use on each token's containers, at most 100 " +
-      "tokens), keeps the formula's declared request parameters (casting values to their declared types), runs " +
-      "the formula's code in the sandbox with `{ args, configuration, bt }` and answers `{ tokens, raw }`. " +
+      "tokens); for a formula reactor keeps the formula's declared request parameters (casting values to their " +
+      'declared types). Runs the code in the sandbox with `{ args, configuration, bt }` and answers ' +
+      '`{ tokens, raw }`. ' +
       'Errors raised by the code come back in the common error format with the status of their class; a ' +
       'CustomHttpResponseError becomes the literal response.',
   })
@@ -99,5 +131,42 @@ export class ReactorsController {
     @ClientGone() signal: AbortSignal,
   ): Promise<ReactResponseDto> {
     return this.reactions.react(p, id, dto, signal);
+  }
+
+  @Post(':id/react-async')
+  @HttpCode(202)
+  @RequirePermission('token:use')
+  @ApiOperation({
+    summary: 'Invoke a reactor asynchronously',
+    description:
+      'Checks and detokenizes `args` as POST /reactors/{id}/react does (its errors answer at once), queues the ' +
+      'run and answers 202 with its id. The run waits out restarts, runs once on one replica, shares the ' +
+      'sandbox with synchronous runs under the same per-tenant rules, and its result is kept encrypted for ' +
+      '24 hours: GET /reactors/{id}/results/{run id}.',
+  })
+  @ApiAcceptedResponse({ type: AsyncReactResponseDto })
+  reactAsync(
+    @CurrentPrincipal() p: Principal,
+    @UuidParam() id: string,
+    @Body() dto: ReactRequestDto,
+  ): Promise<AsyncReactResponseDto> {
+    return this.runs.submit(p, id, dto);
+  }
+
+  @Get(':id/results/:requestId')
+  @RequirePermission('token:use')
+  @ApiOperation({
+    summary: 'Get the result of an asynchronous run',
+    description:
+      '`status` pending, completed (with `tokens` and `raw` as a synchronous react answers them) or failed ' +
+      '(with `error`). 404 for an unknown run, another tenant’s, or one past its 24 hours.',
+  })
+  @ApiOkResponse({ type: ReactorResultDto })
+  result(
+    @CurrentPrincipal() p: Principal,
+    @UuidParam() id: string,
+    @UuidParam('requestId') requestId: string,
+  ): Promise<ReactorResultDto> {
+    return this.runs.result(p, id, requestId);
   }
 }

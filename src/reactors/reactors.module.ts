@@ -6,19 +6,21 @@ import { SandboxBridgesModule } from '../sandbox-bridges/sandbox-bridges.module'
 import { TokensModule } from '../tokens/tokens.module';
 import { ReactService } from './react.service';
 import { Reactor } from './reactor.entity';
+import { ReactorRun } from './reactor-run.entity';
+import { ReactorRunsService } from './reactor-runs.service';
 import { ReactorsController } from './reactors.controller';
 import { ReactorsService } from './reactors.service';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([Reactor]),
+    TypeOrmModule.forFeature([Reactor, ReactorRun]),
     ReactorFormulasModule,
     ApplicationsModule,
     TokensModule,
     SandboxBridgesModule,
   ],
   controllers: [ReactorsController],
-  providers: [ReactorsService, ReactService],
-  exports: [ReactorsService],
+  providers: [ReactorsService, ReactService, ReactorRunsService],
+  exports: [ReactorsService, ReactorRunsService],
 })
 export class ReactorsModule {}

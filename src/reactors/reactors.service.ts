@@ -1,24 +1,44 @@
-import { Injectable } from '@nestjs/common';
+import { AuditService } from '../audit/audit.service';
+import { auditEvent } from '../audit/audit-event';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
+import { Events } from '../events/events';
 import { Repository } from 'typeorm';
 import { Application } from '../applications/application.entity';
 import { ApplicationsService } from '../applications/applications.service';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
-import { findIdAndNamePage, Page, pageOf } from '../common/pagination';
-import { TenantCipher } from '../crypto/tenant-cipher.service';
-import { ReactorFormula } from '../reactor-formulas/reactor-formula.entity';
-import { ReactorFormulasService, toFormulaDto } from '../reactor-formulas/reactor-formulas.service';
-import { CreateReactorDto, ListReactorsQueryDto, ReactorDto, UpdateReactorDto } from './dto/reactor.dto';
-import { checkReactorConfiguration } from './reactor-configuration';
-import { Reactor } from './reactor.entity';
 import { Clock } from '../common/clock';
+import { mergePatch } from '../common/merge-patch';
+import { findIdAndNamePage, Page, pageOf } from '../common/pagination';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { TenantCipher } from '../crypto/tenant-cipher.service';
+import { FormulaRequestParameter, ReactorFormula } from '../reactor-formulas/reactor-formula.entity';
+import { ReactorFormulasService, toFormulaDto } from '../reactor-formulas/reactor-formulas.service';
+import { ListReactorsQueryDto, ReactorBodyDto, ReactorDto } from './dto/reactor.dto';
+import { checkReactorConfiguration } from './reactor-configuration';
+import { checkCodeReactor, ReactorRuntime } from './reactor-rules';
+import { Reactor } from './reactor.entity';
 
-/** What the react path needs of a reactor: its formula and its decrypted configuration. */
+/** What the react path needs of a reactor: the code to run and its decrypted configuration. */
 export interface LoadedReactor {
   reactor: Reactor;
-  formula: ReactorFormula;
+  code: string;
+  /** The formula's request parameters; null for a code reactor, whose arguments pass unfiltered. */
+  parameters: readonly FormulaRequestParameter[] | null;
+  configuration: Record<string, unknown>;
+  /** A code reactor's `runtime.timeout`; undefined: the sandbox limit. */
+  timeoutMs: number | undefined;
+}
+
+/** The columns a create, replace or patch writes. */
+interface ReactorFields {
+  name: string;
+  formulaId: string | null;
+  code: string | null;
+  runtime: ReactorRuntime | null;
+  applicationId: string | null;
   configuration: Record<string, unknown>;
 }
 
@@ -32,23 +52,27 @@ export class ReactorsService {
     private readonly applications: ApplicationsService,
     private readonly cipher: TenantCipher,
     private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly audit: AuditService,
+    private readonly events: Events,
   ) {}
 
-  async create(principal: Principal, dto: CreateReactorDto): Promise<ReactorDto> {
-    const formula = await this.formulaFor(principal.tenantId, dto.formula.id);
-    const configuration = checkReactorConfiguration(formula.configuration, dto.configuration);
-    const applicationId = await this.applications.requireBindable(principal, dto.application?.id ?? null);
+  async create(principal: Principal, dto: ReactorBodyDto): Promise<ReactorDto> {
+    const fields = await this.check(principal, dto, null);
     const id = randomUUID();
-    await this.reactors.insert({
-      tenantId: principal.tenantId,
-      id,
-      name: dto.name,
-      formulaId: formula.id,
-      applicationId,
-      configuration: await this.cipher.sealJson(SEAL_KIND, principal.tenantId, id, configuration),
-      createdBy: principal.applicationId,
-      modifiedBy: null,
-      modifiedAt: null,
+    const sealed = await this.cipher.sealJson(SEAL_KIND, principal.tenantId, id, fields.configuration);
+    await this.reactors.manager.transaction(async (m) => {
+      await m.insert(Reactor, {
+        tenantId: principal.tenantId,
+        id,
+        ...fields,
+        configuration: sealed,
+        createdBy: principal.applicationId,
+        modifiedBy: null,
+        modifiedAt: null,
+      });
+      await this.audit.record(auditEvent(principal, 'reactor', id, 'create', 'Reactor created'), m);
+      await this.events.publish(principal.tenantId, 'reactor.created', { id }, m);
     });
     return this.get(principal, id);
   }
@@ -63,39 +87,144 @@ export class ReactorsService {
     return dto;
   }
 
-  async update(principal: Principal, id: string, dto: UpdateReactorDto): Promise<ReactorDto> {
+  /** PUT: the kind (formula or code) and the formula are fixed at creation. */
+  async update(principal: Principal, id: string, dto: ReactorBodyDto): Promise<ReactorDto> {
     const reactor = await this.find(principal.tenantId, id);
-    if (dto.formula !== undefined && dto.formula.id !== reactor.formulaId) {
-      throw ApiError.field('formula.id', 'cannot change: create a new reactor for another formula');
-    }
-    const formula = await this.formulas.findVisible(principal.tenantId, reactor.formulaId);
-    const configuration = checkReactorConfiguration(formula.configuration, dto.configuration);
-    const applicationId = await this.applications.requireBindable(principal, dto.application?.id ?? null);
-    await this.reactors.update(
-      { tenantId: principal.tenantId, id },
-      {
-        name: dto.name,
-        applicationId,
-        configuration: await this.cipher.sealJson(SEAL_KIND, principal.tenantId, id, configuration),
-        modifiedBy: principal.applicationId,
-        modifiedAt: this.clock.now(),
-      },
-    );
-    return this.get(principal, id);
+    return this.save(principal, reactor, await this.check(principal, dto, reactor));
+  }
+
+  /** PATCH (RFC 7386) over the reactor as a replace body: configuration and runtime merge. */
+  async patch(principal: Principal, id: string, patch: Record<string, unknown>): Promise<ReactorDto> {
+    const reactor = await this.find(principal.tenantId, id);
+    const current: Record<string, unknown> = {
+      name: reactor.name,
+      configuration: await this.configurationOf(reactor),
+      ...(reactor.applicationId !== null ? { application: { id: reactor.applicationId } } : {}),
+      ...(reactor.code !== null ? { code: reactor.code } : {}),
+      ...(reactor.runtime !== null ? { runtime: reactor.runtime } : {}),
+    };
+    const merged = mergePatch(current, patch) as ReactorBodyDto;
+    return this.save(principal, reactor, await this.check(principal, merged, reactor));
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
-    const result = await this.reactors.delete({ tenantId: principal.tenantId, id });
-    if ((result.affected ?? 0) === 0) {
-      throw ApiError.notFound('Reactor');
-    }
+    await this.reactors.manager.transaction(async (m) => {
+      const result = await m.delete(Reactor, { tenantId: principal.tenantId, id });
+      if ((result.affected ?? 0) === 0) {
+        throw ApiError.notFound('Reactor');
+      }
+      await this.audit.record(auditEvent(principal, 'reactor', id, 'delete', 'Reactor deleted'), m);
+      await this.events.publish(principal.tenantId, 'reactor.deleted', { id }, m);
+    });
   }
 
-  /** The reactor, its formula and its configuration in clear, for an invocation. */
+  /** The reactor, the code it runs and its configuration in clear, for an invocation. */
   async load(tenantId: string, id: string): Promise<LoadedReactor> {
     const reactor = await this.find(tenantId, id);
-    const formula = await this.formulas.findVisible(tenantId, reactor.formulaId);
-    return { reactor, formula, configuration: await this.configurationOf(reactor) };
+    const configuration = await this.configurationOf(reactor);
+    if (reactor.code !== null) {
+      const timeout = reactor.runtime?.timeout ?? null;
+      return {
+        reactor,
+        code: reactor.code,
+        parameters: null,
+        configuration,
+        timeoutMs: timeout === null ? undefined : timeout * 1000,
+      };
+    }
+    const formula = await this.formulas.findVisible(tenantId, reactor.formulaId as string);
+    return {
+      reactor,
+      code: formula.code,
+      parameters: formula.requestParameters,
+      configuration,
+      timeoutMs: undefined,
+    };
+  }
+
+  /** The fields to store, after every rule of the kind of reactor (`existing` null: a create). */
+  private async check(
+    principal: Principal,
+    dto: ReactorBodyDto,
+    existing: Reactor | null,
+  ): Promise<ReactorFields> {
+    if (typeof dto.name !== 'string') {
+      throw ApiError.field('name', 'is required');
+    }
+    if (existing === null && dto.code !== undefined && dto.formula !== undefined) {
+      throw ApiError.field(
+        'code',
+        'cannot be given with formula.id: a reactor runs a formula or its own code',
+      );
+    }
+    if (existing === null && dto.code === undefined && dto.formula === undefined) {
+      throw ApiError.validation({
+        formula: ['is required for a formula reactor'],
+        code: ['is required for a code reactor'],
+      });
+    }
+    const isCode = existing === null ? dto.code !== undefined : existing.code !== null;
+    const fields = isCode
+      ? this.codeFields(dto)
+      : await this.formulaFields(principal.tenantId, dto, existing);
+    const applicationId = await this.applications.requireBindable(principal, dto.application?.id ?? null);
+    return { name: dto.name, applicationId, ...fields };
+  }
+
+  private codeFields(dto: ReactorBodyDto): Omit<ReactorFields, 'name' | 'applicationId'> {
+    if (dto.formula !== undefined) {
+      throw ApiError.field('formula.id', 'cannot be set on a code reactor: create a formula reactor instead');
+    }
+    const maxTimeoutSeconds = Math.max(1, Math.floor(this.config.sandboxTimeoutMs / 1000));
+    const checked = checkCodeReactor(dto, maxTimeoutSeconds);
+    return { formulaId: null, ...checked };
+  }
+
+  private async formulaFields(
+    tenantId: string,
+    dto: ReactorBodyDto,
+    existing: Reactor | null,
+  ): Promise<Omit<ReactorFields, 'name' | 'applicationId'>> {
+    if (dto.code !== undefined) {
+      throw ApiError.field('code', "cannot be set on a formula reactor (it runs its formula's code)");
+    }
+    if (dto.runtime !== undefined) {
+      throw ApiError.field('runtime', 'applies to code reactors only');
+    }
+    let formula: ReactorFormula;
+    if (existing === null) {
+      formula = await this.formulaFor(tenantId, (dto.formula as { id: string }).id);
+    } else {
+      if (dto.formula !== undefined && dto.formula.id !== existing.formulaId) {
+        throw ApiError.field('formula.id', 'cannot change: create a new reactor for another formula');
+      }
+      formula = await this.formulas.findVisible(tenantId, existing.formulaId as string);
+    }
+    if (dto.configuration === undefined) {
+      throw ApiError.field('configuration', 'is required for a formula reactor');
+    }
+    const configuration = checkReactorConfiguration(formula.configuration, dto.configuration);
+    return { formulaId: formula.id, code: null, runtime: null, configuration };
+  }
+
+  private async save(principal: Principal, reactor: Reactor, fields: ReactorFields): Promise<ReactorDto> {
+    const { tenantId, id } = reactor;
+    const sealed = await this.cipher.sealJson(SEAL_KIND, tenantId, id, fields.configuration);
+    await this.reactors.manager.transaction(async (m) => {
+      await m.update(
+        Reactor,
+        { tenantId, id },
+        {
+          ...fields,
+          configuration: sealed,
+          modifiedBy: principal.applicationId,
+          modifiedAt: this.clock.now(),
+        },
+      );
+      await this.audit.record(auditEvent(principal, 'reactor', id, 'update', 'Reactor updated'), m);
+      await this.events.publish(tenantId, 'reactor.updated', { id }, m);
+    });
+    return this.get(principal, id);
   }
 
   private async find(tenantId: string, id: string): Promise<Reactor> {
@@ -128,7 +257,7 @@ export class ReactorsService {
   }
 
   private async toDtos(tenantId: string, rows: Reactor[]): Promise<ReactorDto[]> {
-    const formulaIds = [...new Set(rows.map((r) => r.formulaId))];
+    const formulaIds = [...new Set(rows.map((r) => r.formulaId).filter((id): id is string => id !== null))];
     const formulas = new Map<string, ReactorFormula>();
     for (const id of formulaIds) {
       formulas.set(id, await this.formulas.findVisible(tenantId, id));
@@ -143,11 +272,15 @@ export class ReactorsService {
     return Promise.all(
       rows.map(async (r): Promise<ReactorDto> => {
         const app = r.applicationId !== null ? apps.get(r.applicationId) : undefined;
+        const formula = r.formulaId !== null ? formulas.get(r.formulaId) : undefined;
         return {
           id: r.id,
           tenant_id: r.tenantId,
           name: r.name,
-          formula: toFormulaDto(formulas.get(r.formulaId) as ReactorFormula),
+          state: 'active',
+          formula: formula !== undefined ? toFormulaDto(formula) : null,
+          code: r.code,
+          runtime: r.runtime,
           configuration: await this.configurationOf(r),
           application: app !== undefined ? { id: app.id, name: app.name, type: app.type } : null,
           created_by: r.createdBy,

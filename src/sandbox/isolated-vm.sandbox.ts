@@ -29,6 +29,7 @@ export class IsolatedVmSandbox extends SandboxProvider implements OnApplicationS
       input,
       handlers,
       signal: request.signal,
+      timeoutMs: request.timeoutMs,
     });
     this.metrics.sandboxRuns.inc({ outcome: outcome.ok ? 'ok' : outcome.error.kind });
     return outcome;

@@ -1,3 +1,5 @@
+import { ApiError } from '../common/api-error';
+
 /** A JSON value: the only thing that crosses the sandbox boundary. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -17,6 +19,8 @@ export interface SandboxRequest {
   bt?: Record<string, HostHandler>;
   /** Further bridged capabilities (outbound fetch), by name. */
   host?: Record<string, HostHandler>;
+  /** A shorter deadline than the sandbox's own (a code reactor's `runtime.timeout`); never a longer one. */
+  timeoutMs?: number;
 }
 
 /** How a run failed, as data; `failureToError` in sandbox-outcome.ts turns it into the common error. */
@@ -42,3 +46,6 @@ export abstract class SandboxProvider {
   /** Whether runs can be served: false when no worker is running or starting (readiness). */
   abstract isUp(): boolean;
 }
+
+/** A run turned away before it started (queue full, tenant's share waiting, client gone): it may be retried. */
+export class SandboxRefused extends ApiError {}

@@ -1,12 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import type { Writable } from 'node:stream';
-import { ApiError } from '../common/api-error';
 import { FairQueue } from './fair-queue';
 import { answerHostCall, HostReply } from './host-calls';
 import { PRELUDE } from './prelude';
 import { MODULE_SOURCES } from './modules';
-import type { HostHandler, SandboxOutcome } from './sandbox.provider';
+import { HostHandler, SandboxOutcome, SandboxRefused } from './sandbox.provider';
 import { encodeFrame, FrameReader } from './worker-frames';
 import {
   ivmLocation,
@@ -44,6 +43,8 @@ export interface RunRequest {
   input: string;
   handlers: Record<string, HostHandler>;
   signal?: AbortSignal;
+  /** Capped by the pool's own timeout. */
+  timeoutMs?: number;
 }
 
 interface Job extends RunRequest {
@@ -91,7 +92,7 @@ export class WorkerPool {
 
   run(request: RunRequest): Promise<SandboxOutcome> {
     if (this.closed) {
-      return Promise.reject(new ApiError(503, 'The sandbox is shutting down.'));
+      return Promise.reject(new SandboxRefused(503, 'The sandbox is shutting down.'));
     }
     const { tenant, signal } = request;
     if (signal?.aborted === true) {
@@ -162,22 +163,22 @@ export class WorkerPool {
     return this.workers.map((w) => w.process.pid ?? -1);
   }
 
-  private refuse(reason: RejectReason): ApiError {
+  private refuse(reason: RejectReason): SandboxRefused {
     this.options.onRejected?.(reason);
     // About one run's time limit frees a worker.
     const retry = { 'Retry-After': String(Math.max(1, Math.ceil(this.options.timeoutMs / 1000))) };
     switch (reason) {
       case 'tenant_queue_full':
-        return new ApiError(
+        return new SandboxRefused(
           429,
           `Too many runs of this tenant are waiting for the sandbox (at most ${this.options.tenantMaxQueue}): try again shortly.`,
           undefined,
           retry,
         );
       case 'queue_full':
-        return new ApiError(503, 'The sandbox is busy: try again shortly.', undefined, retry);
+        return new SandboxRefused(503, 'The sandbox is busy: try again shortly.', undefined, retry);
       case 'cancelled':
-        return new ApiError(503, 'The run was dropped: the client went away before it started.');
+        return new SandboxRefused(503, 'The run was dropped: the client went away before it started.');
     }
   }
 
@@ -251,14 +252,15 @@ export class WorkerPool {
         job.signal?.removeEventListener('abort', job.dropped);
         this.running.set(job.tenant, (this.running.get(job.tenant) ?? 0) + 1);
         worker.job = job;
-        worker.timer = setTimeout(() => this.expire(worker, job), this.options.timeoutMs);
+        const timeoutMs = Math.min(job.timeoutMs ?? this.options.timeoutMs, this.options.timeoutMs);
+        worker.timer = setTimeout(() => this.expire(worker, job), timeoutMs);
         this.send(worker, {
           type: 'run',
           id: job.id,
           code: job.code,
           codeHash: job.codeHash,
           input: job.input,
-          timeoutMs: this.options.timeoutMs,
+          timeoutMs,
         });
       }
     }

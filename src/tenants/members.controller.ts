@@ -1,10 +1,10 @@
-import { Controller, Delete, Get, HttpCode, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Put, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission } from '../access/decorators';
 import { Principal } from '../access/principal';
 import { Page } from '../common/pagination';
 import { UuidParam } from '../common/uuid-param';
-import { ListMembersQueryDto, MemberDto, MemberPageDto } from './dto/member.dto';
+import { ListMembersQueryDto, MemberDto, MemberPageDto, UpdateMemberDto } from './dto/member.dto';
 import { MembersService } from './members.service';
 
 @ApiTags('Members and invitations')
@@ -21,6 +21,21 @@ export class MembersController {
   @ApiOkResponse({ type: MemberPageDto })
   list(@CurrentPrincipal() p: Principal, @Query() query: ListMembersQueryDto): Promise<Page<MemberDto>> {
     return this.members.list(p, query);
+  }
+
+  @Put(':id')
+  @RequirePermission('tenant:member:update')
+  @ApiOperation({
+    summary: "Change a member's role",
+    description: 'ADMIN or READ_ONLY; the OWNER answers 422.',
+  })
+  @ApiOkResponse({ type: MemberDto })
+  update(
+    @CurrentPrincipal() p: Principal,
+    @UuidParam() id: string,
+    @Body() dto: UpdateMemberDto,
+  ): Promise<MemberDto> {
+    return this.members.update(p, id, dto);
   }
 
   @Delete(':id')

@@ -1,3 +1,5 @@
+import { AuditService } from '../audit/audit.service';
+import { auditEvent } from '../audit/audit-event';
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { InjectRepository } from '@nestjs/typeorm';
@@ -5,16 +7,21 @@ import { In, Repository } from 'typeorm';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { Page, pageOf, pageOffset } from '../common/pagination';
-import { ListMembersQueryDto, MAX_MEMBER_PAGE_SIZE, MemberDto } from './dto/member.dto';
+import { ListMembersQueryDto, MAX_MEMBER_PAGE_SIZE, MemberDto, UpdateMemberDto } from './dto/member.dto';
+import { Clock } from '../common/clock';
 import { TenantMember } from './tenant-member.entity';
 import { User } from './user.entity';
 import { Transactions } from '../database/transactions';
+import { Events } from '../events/events';
 
 @Injectable()
 export class MembersService {
   constructor(
     @InjectRepository(TenantMember) private readonly members: Repository<TenantMember>,
     private readonly transactions: Transactions,
+    private readonly audit: AuditService,
+    private readonly events: Events,
+    private readonly clock: Clock,
   ) {}
 
   async list(principal: Principal, query: ListMembersQueryDto): Promise<Page<MemberDto>> {
@@ -34,6 +41,33 @@ export class MembersService {
     return pageOf(rows.map(toMemberDto), total, query);
   }
 
+  /** A new role for a member; the OWNER's role is not changed here (422), nor is anyone made OWNER. */
+  async update(principal: Principal, id: string, dto: UpdateMemberDto): Promise<MemberDto> {
+    const member = await this.members.findOne({ where: { tenantId: principal.tenantId, id } });
+    if (member === null) {
+      throw ApiError.notFound('Member');
+    }
+    if (member.role === 'OWNER') {
+      throw ApiError.unprocessable("The tenant owner's role cannot be changed.");
+    }
+    await this.transactions.run(async () => {
+      await this.transactions.manager.update(
+        TenantMember,
+        { tenantId: principal.tenantId, id },
+        { role: dto.role, modifiedBy: principal.applicationId, modifiedAt: this.clock.now() },
+      );
+      await this.audit.record(
+        auditEvent(principal, 'tenant_member', id, 'update', `Member role set to ${dto.role}`),
+      );
+      await this.events.publish(principal.tenantId, 'tenant.member.updated', { id });
+    });
+    const updated = await this.members.findOneOrFail({
+      where: { tenantId: principal.tenantId, id },
+      relations: { user: true },
+    });
+    return toMemberDto(updated);
+  }
+
   /**
    * Removes the member from the tenant. The vault's API is reached with application keys, not as a user,
    * so membership is the member's whole access: once the row is gone they are no longer part of the
@@ -47,7 +81,11 @@ export class MembersService {
     if (member.role === 'OWNER') {
       throw ApiError.unprocessable('The tenant owner cannot be removed.');
     }
-    await this.members.delete({ tenantId: principal.tenantId, id });
+    await this.transactions.run(async () => {
+      await this.transactions.manager.delete(TenantMember, { tenantId: principal.tenantId, id });
+      await this.audit.record(auditEvent(principal, 'tenant_member', id, 'delete', 'Member removed'));
+      await this.events.publish(principal.tenantId, 'tenant.member.deleted', { id });
+    });
   }
 
   /**
@@ -84,6 +122,7 @@ export class MembersService {
       modifiedAt: null,
     };
     await manager.insert(TenantMember, member);
+    await this.events.publish(tenantId, 'tenant.member.created', { id: member.id }, manager);
     return manager.findOneOrFail(TenantMember, {
       where: { tenantId, id: member.id },
       relations: { user: true },
@@ -115,6 +154,7 @@ export function toMemberDto(m: TenantMember): MemberDto {
     },
     created_by: m.createdBy,
     created_at: m.createdAt.toISOString(),
+    created_date: m.createdAt.toISOString(),
     modified_by: m.modifiedBy,
     modified_at: m.modifiedAt?.toISOString() ?? null,
   };

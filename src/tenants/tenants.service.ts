@@ -89,6 +89,6 @@ export class TenantsService {
       },
       null,
     );
-    return { tenant, application, key: issued };
+    return { tenant, application, key: issued ?? '' };
   }
 }

@@ -11,6 +11,8 @@ import {
   TokenReference,
 } from '../expressions/detokenization';
 import { TokenDto } from './dto/token.dto';
+import { AuditService } from '../audit/audit.service';
+import { auditEvent, naming } from '../audit/audit-event';
 import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
 import { MAX_DETOKENIZED_CHARS, MAX_NESTING } from '../common/limits';
@@ -28,6 +30,7 @@ export class DetokenizeService {
     private readonly tokens: TokensService,
     private readonly engine: ExpressionEngine,
     private readonly clock: Clock,
+    private readonly audit: AuditService,
   ) {}
 
   /** Any JSON value: strings anywhere inside are detokenized, object keys are not. */
@@ -59,12 +62,19 @@ export class DetokenizeService {
       });
     }
     const resolved = new Map<string, TokenDto>();
+    const decisions: string[] = [];
     for (const row of rows) {
       const transform = transformFor(principal, 'token:use', row.containers);
       if (transform === null) {
         throw ApiError.forbidden('No access rule grants token:use on a referenced token.');
       }
       resolved.set(row.id, await this.tokens.present(row, undefined, transform));
+      decisions.push(`${row.id} (${transform})`);
+    }
+    if (decisions.length > 0) {
+      await this.audit.record(
+        auditEvent(principal, 'token', null, 'detokenize', naming('Tokens used', decisions)),
+      );
     }
     return resolved;
   }

@@ -24,6 +24,11 @@ export class TokenCipher {
     return keyedHash(await this.keys.hmacKey(tenantId), `fingerprint:${type}`, value);
   }
 
+  /** The signature of a list cursor: keyed per tenant, so another tenant's cursor never verifies. */
+  async cursorSignature(tenantId: string, payload: string): Promise<string> {
+    return keyedHash(await this.keys.hmacKey(tenantId), 'cursor:v2', payload);
+  }
+
   /** Blind index of a search-index value: the same for every type so `data:<value>` finds any token. */
   async blindIndex(tenantId: string, value: string): Promise<string> {
     return keyedHash(await this.keys.hmacKey(tenantId), 'index', value);

@@ -10,6 +10,8 @@ import { DedupRateLimit } from './dedup-rate-limit';
 import { TokenFields } from './token-fields';
 import { Token } from './token.entity';
 import { DuplicateScope, TokensRepository } from './tokens.repository';
+import { Events } from '../events/events';
+import { VaultEvent } from '../events/event-types';
 
 /** What an insert did: stored the prepared token, or found the live token it duplicates (deduplicate_token). */
 export type InsertOutcome = { inserted: PreparedToken } | { duplicateOf: Token };
@@ -35,6 +37,7 @@ export class TokenInserter {
     private readonly tokens: TokensRepository,
     private readonly clock: Clock,
     private readonly dedup: DedupRateLimit,
+    private readonly events: Events,
   ) {}
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
@@ -64,6 +67,7 @@ export class TokenInserter {
       for (const p of prepared) {
         outcomes.push(looksForDuplicate(p) ? await this.insertDeduplicated(manager, p) : { inserted: p });
       }
+      await this.events.publishAll(outcomes.flatMap(createdEvent), manager);
       return outcomes;
     } catch (err) {
       throw isUniqueViolation(err) ? ApiError.conflict('A token with this id already exists.') : err;
@@ -104,4 +108,12 @@ function looksForDuplicate(p: PreparedToken): boolean {
 
 function isUniqueViolation(err: unknown): boolean {
   return err instanceof QueryFailedError && (err.driverError as { code?: string }).code === '23505';
+}
+
+function createdEvent(outcome: InsertOutcome): VaultEvent[] {
+  if (!('inserted' in outcome)) {
+    return [];
+  }
+  const { row } = outcome.inserted;
+  return [{ tenantId: row.tenantId, type: 'token.created', subject: { id: row.id, type: row.type } }];
 }

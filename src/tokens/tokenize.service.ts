@@ -1,3 +1,5 @@
+import { AuditService } from '../audit/audit.service';
+import { tokenizedEvent } from './token-audit';
 import { Inject, Injectable } from '@nestjs/common';
 import { Principal } from '../access/principal';
 import { ApiError, FieldErrors } from '../common/api-error';
@@ -29,6 +31,7 @@ export class TokenizeService {
     private readonly inserter: TokenInserter,
     private readonly dedupLimit: DedupRateLimit,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly audit: AuditService,
   ) {}
 
   async tokenize(principal: Principal, body: unknown): Promise<unknown> {
@@ -39,9 +42,11 @@ export class TokenizeService {
       slots.filter((s) => s.definition.deduplicate_token === true).length,
     );
     const prepared = await this.prepareAll(principal, slots);
-    const outcomes = await this.inserter.transaction((manager) =>
-      this.inserter.insertMany(manager, prepared),
-    );
+    const outcomes = await this.inserter.transaction(async (manager) => {
+      const inserted = await this.inserter.insertMany(manager, prepared);
+      await this.audit.record(tokenizedEvent(principal, inserted), manager);
+      return inserted;
+    });
     const results = await Promise.all(outcomes.map((o) => this.tokens.presentOutcome(principal, o)));
     return rebuild(shape, (i) => (slots[i].kind === 'leaf' ? results[i].id : results[i]));
   }

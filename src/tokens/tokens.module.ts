@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ExpressionsModule } from '../expressions';
 import { DedupRateLimit } from './dedup-rate-limit';
+import { DetokenizeController } from './detokenize.controller';
 import { DetokenizeService } from './detokenize.service';
 import { ReencryptionService } from './reencryption.service';
 import { TokenInserter } from './token-inserter.service';
@@ -11,15 +12,18 @@ import { Token } from './token.entity';
 import { TokenizeController } from './tokenize.controller';
 import { TokenizeService } from './tokenize.service';
 import { TokensController } from './tokens.controller';
+import { TokensV2Controller } from './tokens-v2.controller';
+import { TokensV2Service } from './tokens-v2.service';
 import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
 import { WriteCounter } from './write-counter';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Token]), ExpressionsModule],
-  controllers: [TokensController, TokenizeController],
+  controllers: [TokensController, TokensV2Controller, TokenizeController, DetokenizeController],
   providers: [
     TokensService,
+    TokensV2Service,
     TokensRepository,
     TokenCipher,
     TokenBuilder,

@@ -21,8 +21,18 @@ export interface TokenListFilter {
   indexHashes?: string[];
   /** container prefixes the caller may read, or 'all' */
   scope: 'all' | string[];
+  /** v2 filters: a container prefix and a fingerprint */
+  container?: string;
+  fingerprint?: string;
   offset: number;
   limit: number;
+}
+
+/** Where a keyset page starts: after this token in (created_at DESC, id ASC) order. */
+export interface KeysetPosition {
+  /** created_at as PostgreSQL prints it, to the microsecond (a JS Date keeps only milliseconds) */
+  createdAt: string;
+  id: string;
 }
 
 /** Columns cleared when a token is deleted or purged: nothing derived from its data survives. */
@@ -78,8 +88,16 @@ function insertValues(r: Token): unknown[] {
 }
 
 /** TypeORM returns [rows, count] for a bare UPDATE ... RETURNING on postgres, rows for a SELECT. */
-function affected(result: unknown[]): number {
-  return Array.isArray(result[0]) ? result[0].length : result.length;
+/** A token a delete or the purge just tombstoned. */
+export interface GoneToken {
+  tenant_id: string;
+  id: string;
+  type: string;
+}
+
+/** The rows of a CTE query: TypeORM answers [rows, count] for some statements, rows for others. */
+function goneRows(result: unknown[]): GoneToken[] {
+  return (Array.isArray(result[0]) ? result[0] : result) as GoneToken[];
 }
 
 /** Every query takes the tenant id first; "live" means not deleted and not expired at `now`. */
@@ -193,7 +211,12 @@ export class TokensRepository {
     }
   }
 
-  async list(tenantId: string, filter: TokenListFilter, now: Date): Promise<[Token[], number]> {
+  /** The live tokens of the tenant matching the filter and the caller's container scope (not yet ordered). */
+  private filtered(
+    tenantId: string,
+    filter: Omit<TokenListFilter, 'offset' | 'limit'>,
+    now: Date,
+  ): SelectQueryBuilder<Token> {
     const query = live(this.tokens.createQueryBuilder('t'), now).andWhere('t.tenant_id = :tenantId', {
       tenantId,
     });
@@ -212,11 +235,24 @@ export class TokensRepository {
         { [`hash${i}`]: hash },
       );
     });
+    if (filter.container !== undefined) {
+      query.andWhere('EXISTS (SELECT 1 FROM unnest(t.containers) AS c WHERE c LIKE :container)', {
+        container: likePrefixes([filter.container])[0],
+      });
+    }
+    if (filter.fingerprint !== undefined) {
+      query.andWhere('t.fingerprint = :fingerprint', { fingerprint: filter.fingerprint });
+    }
     if (filter.scope !== 'all') {
       query.andWhere('EXISTS (SELECT 1 FROM unnest(t.containers) AS c WHERE c LIKE ANY(:prefixes))', {
         prefixes: likePrefixes(filter.scope),
       });
     }
+    return query;
+  }
+
+  async list(tenantId: string, filter: TokenListFilter, now: Date): Promise<[Token[], number]> {
+    const query = this.filtered(tenantId, filter, now);
     // One statement for the page and the total; only a page past the end needs a separate count.
     const { entities, raw } = await query
       .addSelect('count(*) OVER ()', 'total_items')
@@ -232,6 +268,37 @@ export class TokensRepository {
       [],
       filter.offset === 0 ? 0 : await query.orderBy().offset(undefined).limit(undefined).getCount(),
     ];
+  }
+
+  /**
+   * A keyset page: up to `limit` tokens after `after` in (created_at DESC, id ASC) order, each with its
+   * position. `created_at <= :at` bounds the index scan, so a page deep into millions of tokens costs what
+   * the first one does; tokens created meanwhile sort before every cursor and never shift a later page.
+   */
+  async listAfter(
+    tenantId: string,
+    filter: Omit<TokenListFilter, 'offset' | 'limit'>,
+    after: KeysetPosition | null,
+    limit: number,
+    now: Date,
+  ): Promise<{ row: Token; position: KeysetPosition }[]> {
+    const query = this.filtered(tenantId, filter, now);
+    if (after !== null) {
+      query
+        .andWhere('t.created_at <= :at::timestamptz', { at: after.createdAt })
+        .andWhere(
+          new Brackets((q) =>
+            q.where('t.created_at < :at::timestamptz').orWhere('t.id > :afterId', { afterId: after.id }),
+          ),
+        );
+    }
+    const { entities, raw } = await query
+      .addSelect(`to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`, 'position_at')
+      .orderBy('t.created_at', 'DESC')
+      .addOrderBy('t.id', 'ASC')
+      .limit(limit)
+      .getRawAndEntities<{ position_at: string }>();
+    return entities.map((row, i) => ({ row, position: { createdAt: raw[i].position_at, id: row.id } }));
   }
 
   /** One INSERT for all the tokens, whatever their count, and one for all their blind indexes. */
@@ -311,39 +378,44 @@ export class TokensRepository {
   }
 
   /** Deletes the data for good and keeps the row as an audit reference. */
-  async tombstone(tenantId: string, id: string, now: Date): Promise<boolean> {
-    const rows: unknown[] = await this.tokens.query(
+  async tombstone(
+    manager: EntityManager,
+    tenantId: string,
+    id: string,
+    now: Date,
+  ): Promise<GoneToken | null> {
+    const rows: unknown[] = await manager.query(
       `WITH gone AS (
          UPDATE tokens SET ${TOMBSTONE_SQL}, deleted_at = $3
          WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL AND (expires_at IS NULL OR expires_at > $3)
-         RETURNING tenant_id, id),
+         RETURNING tenant_id, id, type),
        unindexed AS (
          DELETE FROM token_search_indexes i USING gone WHERE i.tenant_id = gone.tenant_id AND i.token_id = gone.id)
-       SELECT 1 FROM gone`,
+       SELECT tenant_id, id, type FROM gone`,
       [tenantId, id, now],
     );
-    return affected(rows) > 0;
+    return goneRows(rows)[0] ?? null;
   }
 
   /**
    * Tombstones one batch of tokens whose expiry has passed; SKIP LOCKED lets replicas share the work.
    * Returns how many rows it purged.
    */
-  async purgeExpiredBatch(now: Date, batchSize: number): Promise<number> {
-    const rows: unknown[] = await this.tokens.query(
+  async purgeExpiredBatch(manager: EntityManager, now: Date, batchSize: number): Promise<GoneToken[]> {
+    const rows: unknown[] = await manager.query(
       `WITH gone AS (
          UPDATE tokens SET ${TOMBSTONE_SQL}, deleted_at = $1
          WHERE (tenant_id, id) IN (
            SELECT tenant_id, id FROM tokens
            WHERE deleted_at IS NULL AND expires_at IS NOT NULL AND expires_at <= $1
            LIMIT $2 FOR UPDATE SKIP LOCKED)
-         RETURNING tenant_id, id),
+         RETURNING tenant_id, id, type),
        unindexed AS (
          DELETE FROM token_search_indexes i USING gone WHERE i.tenant_id = gone.tenant_id AND i.token_id = gone.id)
-       SELECT 1 FROM gone`,
+       SELECT tenant_id, id, type FROM gone`,
       [now, batchSize],
     );
-    return affected(rows);
+    return goneRows(rows);
   }
 }
 

@@ -17,7 +17,14 @@ import { presentToken, presentUnreadable } from './token-presenter';
 import { Token } from './token.entity';
 import { DedupRateLimit } from './dedup-rate-limit';
 import { duplicateScopeOf, InsertOutcome, PreparedToken, TokenInserter } from './token-inserter.service';
-import { TokenListFilter, TokensRepository } from './tokens.repository';
+import { GoneToken, TokenListFilter, TokensRepository } from './tokens.repository';
+import { AuditService } from '../audit/audit.service';
+import { auditEvent, naming } from '../audit/audit-event';
+import { createdEvent, idsOf } from './token-audit';
+import { Events } from '../events/events';
+import { EventType, VaultEvent } from '../events/event-types';
+
+export type SearchFilter = Omit<TokenListFilter, 'scope' | 'offset' | 'limit'>;
 
 @Injectable()
 export class TokensService {
@@ -31,16 +38,19 @@ export class TokensService {
     private readonly clock: Clock,
     private readonly dedup: DedupRateLimit,
     private readonly inserter: TokenInserter,
+    private readonly audit: AuditService,
+    private readonly events: Events,
   ) {}
 
   async create(principal: Principal, body: Record<string, unknown>): Promise<TokenDto> {
     await this.dedup.take(principal, body.deduplicate_token === true ? 1 : 0);
     const prepared = await this.prepare(principal, body);
-    // A plain token is one INSERT, atomic by itself; dedup locks and index rows need a transaction.
-    const single = prepared.fields.deduplicateToken !== true && prepared.indexHashes.length === 0;
-    const [outcome] = single
-      ? await this.inserter.insertMany(this.tokens.manager, [prepared])
-      : await this.inserter.transaction((manager) => this.inserter.insertMany(manager, [prepared]));
+    // One transaction: the token, its index rows, dedup locks, its audit record and its event commit together.
+    const outcome = await this.inserter.transaction(async (manager) => {
+      const [inserted] = await this.inserter.insertMany(manager, [prepared]);
+      await this.audit.record(createdEvent(principal, inserted), manager);
+      return inserted;
+    });
     return this.presentOutcome(principal, outcome);
   }
 
@@ -79,7 +89,9 @@ export class TokensService {
 
   async get(principal: Principal, id: string): Promise<TokenDto> {
     const row = await this.findAllowed(principal, id, 'token:read');
-    return this.present(row, undefined, transformFor(principal, 'token:read', row.containers) ?? 'redact');
+    const transform = transformFor(principal, 'token:read', row.containers) ?? 'redact';
+    await this.audit.record(auditEvent(principal, 'token', row.id, 'read', `Token read (${transform})`));
+    return this.present(row, undefined, transform);
   }
 
   async list(
@@ -88,26 +100,45 @@ export class TokensService {
     metadata: Record<string, string>,
   ): Promise<Page<TokenDto>> {
     const lowered = Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, v.toLowerCase()]));
-    return this.page(principal, 'token:read', { ids: query.id, types: query.type, metadata: lowered }, query);
+    const page = await this.page(
+      principal,
+      'token:read',
+      { ids: query.id, types: query.type, metadata: lowered },
+      query,
+    );
+    await this.audit.record(
+      auditEvent(principal, 'token', null, 'list', naming('Tokens listed', idsOf(page))),
+    );
+    return page;
   }
 
   /** POST /tokens/search: blind-index, id, type and metadata terms, ANDed. */
   async search(principal: Principal, dto: SearchTokensDto): Promise<Page<TokenDto>> {
-    const terms = parseSearchQuery(dto.query);
+    const filter = await this.searchFilter(principal.tenantId, dto.query);
+    const page =
+      filter === null
+        ? pageOf<TokenDto>([], 0, dto)
+        : await this.page(principal, 'token:search', filter, dto);
+    await this.audit.record(
+      auditEvent(principal, 'token', null, 'search', naming('Tokens found', idsOf(page))),
+    );
+    return page;
+  }
+
+  /** The filter of a search query (v1 and v2 alike); null when it can match nothing (two different ids). */
+  async searchFilter(tenantId: string, query: string): Promise<SearchFilter | null> {
+    const terms = parseSearchQuery(query);
     const ids = [...new Set(terms.ids)];
     if (ids.length > 1) {
-      return pageOf([], 0, dto);
+      return null;
     }
-    const indexHashes = await Promise.all(
-      terms.data.map((v) => this.cipher.blindIndex(principal.tenantId, v)),
-    );
-    const filter = {
+    const indexHashes = await Promise.all(terms.data.map((v) => this.cipher.blindIndex(tenantId, v)));
+    return {
       ids: ids.length === 1 ? ids : undefined,
       types: terms.types.length > 0 ? terms.types : undefined,
       metadata: terms.metadata,
       indexHashes,
     };
-    return this.page(principal, 'token:search', filter, dto);
   }
 
   /** One page of live tokens the caller may see with `permission`, data per its transform. */
@@ -126,7 +157,13 @@ export class TokensService {
       { ...filter, scope, offset: pageOffset(query), limit: query.size },
       this.clock.now(),
     );
-    const data = await Promise.all(
+    const data = await this.presentRows(principal, permission, rows);
+    return pageOf(data, total, query);
+  }
+
+  /** Tokens of a list, each as the caller's transform for `permission` shows it. */
+  presentRows(principal: Principal, permission: Permission, rows: Token[]): Promise<TokenDto[]> {
+    return Promise.all(
       rows.map((row) =>
         this.present(row, undefined, transformFor(principal, permission, row.containers) ?? 'redact').catch(
           (err: unknown) => {
@@ -140,7 +177,6 @@ export class TokensService {
         ),
       ),
     );
-    return pageOf(data, total, query);
   }
 
   /** A merge patch, retried when another writer changed the token between our read and our write. */
@@ -212,7 +248,20 @@ export class TokensService {
             return duplicate;
           }
         }
-        return (await this.tokens.save(manager, updated, indexHashes, readData)) ? 'saved' : 'stale';
+        if (!(await this.tokens.save(manager, updated, indexHashes, readData))) {
+          return 'stale';
+        }
+        await this.audit.record(
+          auditEvent(principal, 'token', updated.id, 'update', 'Token updated'),
+          manager,
+        );
+        await this.events.publish(
+          updated.tenantId,
+          'token.updated',
+          { id: updated.id, type: updated.type },
+          manager,
+        );
+        return 'saved';
       },
     );
     if (outcome === 'stale') {
@@ -231,17 +280,29 @@ export class TokensService {
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
-    await this.findAllowed(principal, id, 'token:delete');
-    if (!(await this.tokens.tombstone(principal.tenantId, id, this.clock.now()))) {
-      throw ApiError.notFound('Token');
-    }
+    const row = await this.findAllowed(principal, id, 'token:delete');
+    await this.tokens.manager.transaction(async (manager) => {
+      const gone = await this.tokens.tombstone(manager, principal.tenantId, row.id, this.clock.now());
+      if (gone === null) {
+        throw ApiError.notFound('Token');
+      }
+      await this.audit.record(auditEvent(principal, 'token', row.id, 'delete', 'Token deleted'), manager);
+      await this.events.publish(gone.tenant_id, 'token.deleted', { id: gone.id, type: gone.type }, manager);
+    });
   }
 
   /** Tombstones every token past its expiry, batch by batch. */
   async purgeExpired(now: Date, batchSize = 500): Promise<number> {
     let total = 0;
     for (;;) {
-      const purged = await this.tokens.purgeExpiredBatch(now, batchSize);
+      const purged = await this.tokens.manager.transaction(async (manager) => {
+        const gone = await this.tokens.purgeExpiredBatch(manager, now, batchSize);
+        await this.events.publishAll(
+          gone.map((token) => goneEvent(token, 'token.expired')),
+          manager,
+        );
+        return gone.length;
+      });
       total += purged;
       if (purged < batchSize) {
         return total;
@@ -300,4 +361,8 @@ export class TokensService {
 /** One container as it is, several as "each of a, b": a write needs every one of them. */
 function eachOf(containers: readonly string[]): string {
   return containers.length === 1 ? containers[0] : `each of ${containers.join(', ')}`;
+}
+
+function goneEvent(token: GoneToken, type: EventType): VaultEvent {
+  return { tenantId: token.tenant_id, type, subject: { id: token.id, type: token.type } };
 }

@@ -243,6 +243,28 @@ describe('authentication and authorization', () => {
       );
       expect(table).toMatchObject(expected);
       expect(table['token:read']).toEqual(['private']);
+      for (const permission of res.body) {
+        expect(permission.description).toEqual(expect.stringMatching(/^[A-Z].{10,}/));
+      }
+    });
+
+    it('lists only the permissions an application type may hold with application_type', async () => {
+      const pub = await ctx.http
+        .get('/permissions')
+        .query({ application_type: 'public' })
+        .set('BT-API-KEY', tenant.key)
+        .expect(200);
+      expect(pub.body.map((p: { type: string }) => p.type).sort()).toEqual(['token:create', 'token:update']);
+      expect(pub.body[0]).toEqual({
+        type: expect.any(String),
+        description: expect.any(String),
+        application_types: ['public', 'private'],
+      });
+      const bad = await ctx.http
+        .get('/permissions')
+        .query({ application_type: 'root' })
+        .set('BT-API-KEY', tenant.key);
+      expectProblem(bad, 400, ['application_type']);
     });
 
     it.each([

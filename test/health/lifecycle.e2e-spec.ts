@@ -101,7 +101,9 @@ describe('starting and stopping the server (node dist/src/main.js)', () => {
       second.process.kill('SIGTERM');
       expect(await second.exited).toEqual({ code: 0, signal: null });
     }
-  });
+    // Two boots of a spawned server (migrations on a fresh database) and 200 writes: past the default
+    // limit on a busy CI machine.
+  }, 150_000);
 
   it('stops the server when the `npm start` that started it is signalled', async () => {
     const port = await freePort();

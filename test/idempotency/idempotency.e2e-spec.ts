@@ -85,6 +85,22 @@ describe('BT-IDEMPOTENCY-KEY on the vault routes', () => {
     expect(unkeyed.text).not.toBe(ran.text);
   });
 
+  it('keeps concurrent requests with different keys apart: one token each, each retry gets its own answer', async () => {
+    // Arriving together, their claims and records share statements (StatementBatcher).
+    const keys = Array.from({ length: 24 }, () => randomUUID());
+    const before = await countTokens(ctx, tenant.tenantId);
+    const firsts = await Promise.all(
+      keys.map((key, i) => createWith(key, { type: 'token', data: `concurrent ${i}` })),
+    );
+    expect(firsts.map((res) => res.status)).toEqual(keys.map(() => 201));
+    expect(await countTokens(ctx, tenant.tenantId)).toBe(before + keys.length);
+    const agains = await Promise.all(
+      keys.map((key, i) => createWith(key, { type: 'token', data: `concurrent ${i}` })),
+    );
+    agains.forEach((again, i) => expectSameAnswer(firsts[i], again));
+    expect(await countTokens(ctx, tenant.tenantId)).toBe(before + keys.length);
+  });
+
   it('refuses the same key for another body, path or method with a 422 naming the difference', async () => {
     const key = randomUUID();
     await createWith(key, { type: 'token', data: 'first' }).expect(201);

@@ -46,6 +46,7 @@ describe('/proxies', () => {
       application_id: null,
       configuration: null,
       require_auth: true,
+      disable_detokenization: false,
       created_by: expect.any(String),
       created_at: expect.any(String),
       modified_by: null,

@@ -154,3 +154,23 @@ describe('the invitation accept page', () => {
     }
   });
 });
+
+describe('/proxy keys of proxies that require a key', () => {
+  let fx: ProxyFixture;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    fx = await proxyFixture({ env: { RATE_LIMIT_UNAUTHENTICATED: '3/600' } });
+    tenant = await fx.ctx.newTenant();
+  });
+  afterAll(() => fx.close());
+
+  it('count a call without BT-API-KEY once against the address, not once per check', async () => {
+    const echo = await fx.server();
+    const { key } = await createProxy(fx.ctx, tenant, { destination_url: fx.url(echo), require_auth: true });
+    for (let i = 0; i < 3; i += 1) {
+      expect((await fx.ctx.http.post('/proxy').set('BT-PROXY-KEY', key).send({})).status).toBe(401);
+    }
+    expect((await fx.ctx.http.post('/proxy').set('BT-PROXY-KEY', key).send({})).status).toBe(429);
+  });
+});

@@ -1,5 +1,5 @@
 import { ESCAPE_CORPUS, LEAK_MARKERS } from '../support/escape-corpus';
-import { newReactor, reactorsApi } from '../support/reactor-factory';
+import { ReactorKind, reactorRunning, reactorsApi } from '../support/reactor-factory';
 import { TestContext, TestTenant } from '../support/test-app';
 import { tokenApp } from '../support/token-factory';
 
@@ -14,7 +14,7 @@ function attemptCode(body: string): string {
   };`;
 }
 
-describe('sandbox escape corpus (through POST /reactors/:id/react)', () => {
+describe.each<ReactorKind>(['formula', 'code'])('sandbox escape corpus (through a %s reactor)', (kind) => {
   let ctx: TestContext;
   let tenant: TestTenant;
   let key: string;
@@ -37,7 +37,7 @@ describe('sandbox escape corpus (through POST /reactors/:id/react)', () => {
   });
 
   it.each(ESCAPE_CORPUS.map((a) => [a.name, a.body]))('contains: %s', async (_name, body) => {
-    const { reactorId } = await newReactor(ctx, tenant, { code: attemptCode(body), request_parameters: [] });
+    const reactorId = await reactorRunning(ctx, tenant, kind, attemptCode(body));
     const res = await reactorsApi(ctx, tenant).react(reactorId, {}, key);
     const text = JSON.stringify(res.body) + JSON.stringify(res.headers);
     for (const marker of LEAK_MARKERS) {

@@ -1,7 +1,9 @@
 import { Client } from 'pg';
 import { postgresUrl, templateDatabase } from './databases';
+import { removeSoftHsmDirectory } from './softhsm-directory';
 
 export default async function globalTeardown(): Promise<void> {
+  removeSoftHsmDirectory();
   const url = postgresUrl();
   if (url === null) {
     return;

@@ -29,6 +29,8 @@ export interface ProxyFixtureOptions {
   /** Names → addresses for the resolver, on top of TEST_HOST → 127.0.0.1. */
   names?: Record<string, string | string[]>;
   connector?: OutboundConnector;
+  /** More test doubles (a TestClock). */
+  overrides?: ProviderOverride[];
   env?: Record<string, string>;
   /** A database the test runs itself (see TestContext.create). */
   database?: DatabaseRuntime;
@@ -42,6 +44,7 @@ export async function proxyFixture(options: ProxyFixtureOptions = {}): Promise<P
   if (options.connector !== undefined) {
     overrides.push({ provide: OUTBOUND_CONNECTOR, useValue: options.connector });
   }
+  overrides.push(...(options.overrides ?? []));
   const ctx = await TestContext.create({
     env: {
       PROXY_ALLOW_LOOPBACK: String(options.allowLoopback ?? true),

@@ -62,3 +62,22 @@ export async function newReactor(
   }
   return { formulaId: f.body.id as string, reactorId: r.body.id as string };
 }
+
+export type ReactorKind = 'formula' | 'code';
+
+/** A reactor of either kind running `code` with no request parameters (every argument reaches the code). */
+export async function reactorRunning(
+  ctx: TestContext,
+  tenant: TestTenant,
+  kind: ReactorKind,
+  code: string,
+): Promise<string> {
+  if (kind === 'formula') {
+    return (await newReactor(ctx, tenant, { code, request_parameters: [] })).reactorId;
+  }
+  const r = await reactorsApi(ctx, tenant).create({ name: 'Code reactor', code });
+  if (r.status !== 201) {
+    throw new Error(`reactor not created: ${r.status} ${JSON.stringify(r.body)}`);
+  }
+  return r.body.id as string;
+}

@@ -128,6 +128,9 @@ export class TestContext {
       { name: `${type} app`, type, permissions, rules },
       null,
     );
+    if (key === undefined) {
+      throw new Error('the application was created without a key');
+    }
     return { tenantId: tenant.tenantId, id: application.id, key };
   }
 

@@ -107,7 +107,7 @@ describe('invitation e-mails through a real SMTP server: throttled, names inert'
     expect(application.id).toBeDefined();
     await ctx.http
       .post('/tenants/self/invitations')
-      .set('BT-API-KEY', key)
+      .set('BT-API-KEY', key ?? '')
       .send({ email: 'target@example.com' })
       .expect(201);
     const mail = decodeQuotedPrintable(smtp.received[smtp.received.length - 1].raw);

@@ -46,6 +46,7 @@ describe('invitations (spec §3 state table)', () => {
       id: expect.any(String),
       tenant_id: tenant.tenantId,
       email: 'jane@example.com',
+      role: 'ADMIN',
       status: 'PENDING',
       expires_at: new Date(t0 + 72 * HOUR).toISOString(),
       created_by: expect.any(String),
@@ -262,5 +263,42 @@ describe('members', () => {
   it('needs the member permissions', async () => {
     const app = await ctx.newApplication(tenant, 'management', ['tenant:invitation:read']);
     expectProblem(await members('', app.key), 403);
+    expectProblem(
+      await ctx.http
+        .put(`/tenants/self/members/${app.id}`)
+        .set('BT-API-KEY', app.key)
+        .send({ role: 'ADMIN' }),
+      403,
+    );
+  });
+
+  it('changes a member role with PUT, never the OWNER and never to OWNER, and shows created_date', async () => {
+    const dave = await invitedMember('dave@example.com');
+    const put = (id: string, body: object, key = tenant.key) =>
+      ctx.http.put(`/tenants/self/members/${id}`).set('BT-API-KEY', key).send(body);
+    const management = await ctx.http.get('/applications/key').set('BT-API-KEY', tenant.key).expect(200);
+    const res = await put(dave.id, { role: 'READ_ONLY' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: dave.id, role: 'READ_ONLY', modified_by: management.body.id });
+    expect(res.body.created_date).toBe(res.body.created_at);
+    expect(res.body.modified_at).toEqual(expect.any(String));
+    const listed = (await members()).body.data.find((m: { id: string }) => m.id === dave.id);
+    expect(listed).toEqual(res.body);
+    expect((await put(dave.id, { role: 'ADMIN' })).body.role).toBe('ADMIN');
+    expectProblem(await put(dave.id, { role: 'OWNER' }), 400, ['role']);
+    expectProblem(await put(dave.id, {}), 400, ['role']);
+    const owner = (await members()).body.data.find((m: { role: string }) => m.role === 'OWNER');
+    expectProblem(await put(owner.id, { role: 'ADMIN' }), 422);
+    const other = await ctx.newTenant('Elsewhere');
+    expectProblem(await put(dave.id, { role: 'ADMIN' }, other.key), 404);
+  });
+
+  it('echoes the invitation role and refuses roles an invitation cannot grant', async () => {
+    const invite = (body: object) =>
+      ctx.http.post('/tenants/self/invitations').set('BT-API-KEY', tenant.key).send(body);
+    const res = await invite({ email: 'erin@example.com', role: 'ADMIN' });
+    expect(res.status).toBe(201);
+    expect(res.body.role).toBe('ADMIN');
+    expectProblem(await invite({ email: 'frank@example.com', role: 'OWNER' }), 400, ['role']);
   });
 });

@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
+  IsBoolean,
   IsIn,
   IsInt,
   IsObject,
@@ -73,6 +74,14 @@ export class CreateApplicationDto extends UpdateApplicationDto {
   @ApiProperty({ enum: APPLICATION_TYPES })
   @IsIn(APPLICATION_TYPES)
   type: ApplicationType;
+
+  @ApiPropertyOptional({
+    default: true,
+    description: 'false: create the application without a key (add one with POST /applications/{id}/keys).',
+  })
+  @IsOptional()
+  @IsBoolean()
+  create_key?: boolean;
 }
 
 export class ListApplicationsQueryDto extends PageQueryDto {
@@ -111,5 +120,13 @@ export class ApplicationPageDto {
 
 export class PermissionDto {
   @ApiProperty() type: string;
+  @ApiProperty() description: string;
   @ApiProperty({ type: [String] }) application_types: string[];
+}
+
+export class ListPermissionsQueryDto {
+  @ApiPropertyOptional({ enum: APPLICATION_TYPES, description: 'Only the permissions this type may hold.' })
+  @IsOptional()
+  @IsIn(APPLICATION_TYPES)
+  application_type?: ApplicationType;
 }

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   IsBoolean,
+  IsIn,
   IsObject,
   IsOptional,
   IsString,
@@ -20,7 +21,15 @@ const EXAMPLE_TRANSFORM = `module.exports = async function (req) {
   return { body: { ...body, currency: req.configuration.currency }, headers };
 };`;
 
+/** The one transform type the vault runs; the hosted vault's others (tokenize, mask, append_*) are refused. */
+export const TRANSFORM_TYPES = ['code'] as const;
+
 export class ProxyTransformDto {
+  @ApiPropertyOptional({ enum: TRANSFORM_TYPES, default: 'code' })
+  @IsOptional()
+  @IsIn(TRANSFORM_TYPES, { message: `must be one of: ${TRANSFORM_TYPES.join(', ')}` })
+  type?: string;
+
   @ApiProperty({
     maxLength: MAX_CODE_LENGTH,
     example: EXAMPLE_TRANSFORM,
@@ -31,6 +40,21 @@ export class ProxyTransformDto {
   @MinLength(1)
   @MaxLength(MAX_CODE_LENGTH)
   code: string;
+}
+
+/** A transform in a merge patch: `code` may be left out to keep the current one. */
+export class ProxyTransformPatchDto {
+  @ApiPropertyOptional({ enum: TRANSFORM_TYPES })
+  @IsOptional()
+  @IsIn(TRANSFORM_TYPES, { message: `must be one of: ${TRANSFORM_TYPES.join(', ')}` })
+  type?: string;
+
+  @ApiPropertyOptional({ maxLength: MAX_CODE_LENGTH })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(MAX_CODE_LENGTH)
+  code?: string;
 }
 
 /** Create and replace body (spec §4.6: update takes the same fields as create). */
@@ -93,6 +117,68 @@ export class ProxyBodyDto {
   @IsOptional()
   @IsBoolean()
   require_auth?: boolean;
+
+  @ApiPropertyOptional({
+    default: false,
+    description: 'true: the request body is forwarded as sent, without replacing token expressions.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  disable_detokenization?: boolean;
+}
+
+/**
+ * PATCH body (application/merge-patch+json, RFC 7386): configuration and the transforms merge, the other
+ * fields replace; null removes a transform, the application, the configuration or one of its entries.
+ */
+export class PatchProxyDto {
+  @ApiPropertyOptional({ maxLength: 200 })
+  @IsOptional()
+  @DisplayName()
+  name?: string | null;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  destination_url?: string | null;
+
+  @ApiPropertyOptional({ type: ProxyTransformPatchDto, nullable: true })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ProxyTransformPatchDto)
+  request_transform?: ProxyTransformPatchDto | null;
+
+  @ApiPropertyOptional({ type: ProxyTransformPatchDto, nullable: true })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ProxyTransformPatchDto)
+  response_transform?: ProxyTransformPatchDto | null;
+
+  @ApiPropertyOptional({ type: IdRefDto, nullable: true })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => IdRefDto)
+  application?: IdRefDto | null;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, nullable: true })
+  @IsOptional()
+  @IsObject()
+  @AsSent()
+  configuration?: Record<string, unknown> | null;
+
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @IsBoolean()
+  require_auth?: boolean | null;
+
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @IsBoolean()
+  disable_detokenization?: boolean | null;
 }
 
 export class ListProxiesQueryDto extends IdAndNameQueryDto {}
@@ -111,6 +197,7 @@ export class ProxyDto {
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, nullable: true })
   configuration: Record<string, string> | null;
   @ApiProperty() require_auth: boolean;
+  @ApiProperty() disable_detokenization: boolean;
   @ApiPropertyOptional({ format: 'uuid', nullable: true }) created_by: string | null;
   @ApiProperty() created_at: string;
   @ApiPropertyOptional({ format: 'uuid', nullable: true }) modified_by: string | null;

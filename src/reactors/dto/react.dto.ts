@@ -34,3 +34,43 @@ export class ReactResponseDto {
   })
   raw: unknown;
 }
+
+export class AsyncReactResponseDto {
+  @ApiProperty({ format: 'uuid', description: 'The run: GET /reactors/{id}/results/{this id}.' }) id: string;
+  @ApiProperty({ format: 'uuid', description: 'The same id, under the name the hosted vault’s SDKs read.' })
+  asyncReactorRequestId: string;
+  @ApiProperty({ enum: ['pending'] }) status: string;
+}
+
+export class ReactorResultDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) reactor_id: string;
+  @ApiProperty({ enum: ['pending', 'completed', 'failed'] }) status: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'As in a synchronous react; set when completed.',
+  })
+  tokens: unknown;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'As in a synchronous react; set when completed.',
+  })
+  raw: unknown;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description:
+      'When failed: the error a synchronous react would have answered (problem details, or the code’s ' +
+      'CustomHttpResponseError as `{ status, headers, body }`).',
+  })
+  error: unknown;
+  @ApiProperty() created_at: string;
+  @ApiPropertyOptional({ nullable: true }) completed_at: string | null;
+  @ApiProperty({ description: 'The result is deleted at this time (24 hours after the request).' })
+  expires_at: string;
+}

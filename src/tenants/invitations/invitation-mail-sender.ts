@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ApplicationsService } from '../../applications/applications.service';
 import { Clock } from '../../common/clock';
-import { backoffDelay, BackoffOptions, causeOf, runDetached } from '../../common/supervisor';
+import { backoffDelay, BackoffOptions, causeOf, runDetached, waitAtMost } from '../../common/supervisor';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { TenantCipher } from '../../crypto/tenant-cipher.service';
 import { Tenant } from '../tenant.entity';
@@ -33,16 +33,6 @@ interface Claimed {
   invitation_id: string;
   secret: Buffer | null;
   attempts: number;
-}
-
-/** Settles when `work` does or after `ms`, whichever is first; `work` must not reject. */
-async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const elapsed = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms).unref();
-  });
-  await Promise.race([work, elapsed]);
-  clearTimeout(timer);
 }
 
 /** Why sending failed, safe to store and show: nodemailer's code and the SMTP reply code, never the text. */

@@ -1,3 +1,5 @@
+import { AuditService } from '../../audit/audit.service';
+import { auditEvent } from '../../audit/audit-event';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -22,6 +24,7 @@ import { InvitationMailSender } from './invitation-mail-sender';
 import { InvitationMailThrottle } from './invitation-mail-throttle';
 import { InvitationOutbox } from './invitation-outbox';
 import { Transactions } from '../../database/transactions';
+import { Events } from '../../events/events';
 
 export const INVITATION_LIFETIME_MS = 72 * 60 * 60 * 1000;
 const SECRET_BYTES = 32;
@@ -45,6 +48,8 @@ export class InvitationsService {
     private readonly clock: Clock,
     private readonly transactions: Transactions,
     private readonly members: MembersService,
+    private readonly audit: AuditService,
+    private readonly events: Events,
   ) {}
 
   /** `given` is stored and mailed in its canonical form (see tenants/email.ts); other forms are 400. */
@@ -84,6 +89,10 @@ export class InvitationsService {
       });
       await manager.insert(Invitation, row);
       await this.outbox.enqueue(manager, row, 'create', mail, now);
+      await this.audit.record(
+        auditEvent(principal, 'tenant_invitation', row.id, 'create', 'Invitation created'),
+      );
+      await this.events.publish(principal.tenantId, 'tenant.invitation.created', { id: row.id }, manager);
       return row;
     });
     await this.sender.sendSoon(mail.id);
@@ -120,6 +129,11 @@ export class InvitationsService {
         },
       );
       await this.outbox.enqueue(manager, found, 'resend', mail, now);
+      await this.audit.record(
+        auditEvent(principal, 'tenant_invitation', id, 'resend', 'Invitation resent'),
+        manager,
+      );
+      await this.events.publish(principal.tenantId, 'tenant.invitation.resent', { id }, manager);
     });
     await this.sender.sendSoon(mail.id);
     return this.get(principal, id);
@@ -162,10 +176,17 @@ export class InvitationsService {
 
   /** Deleted: its links stop working at once. */
   async delete(principal: Principal, id: string): Promise<void> {
-    const result = await this.dataSource.manager.delete(Invitation, { tenantId: principal.tenantId, id });
-    if ((result.affected ?? 0) === 0) {
-      throw ApiError.notFound('Invitation');
-    }
+    await this.dataSource.transaction(async (manager) => {
+      const result = await manager.delete(Invitation, { tenantId: principal.tenantId, id });
+      if ((result.affected ?? 0) === 0) {
+        throw ApiError.notFound('Invitation');
+      }
+      await this.audit.record(
+        auditEvent(principal, 'tenant_invitation', id, 'delete', 'Invitation deleted'),
+        manager,
+      );
+      await this.events.publish(principal.tenantId, 'tenant.invitation.deleted', { id }, manager);
+    });
   }
 
   /** For the acceptance page: whose invitation a link is, or why it does not work. */
@@ -210,11 +231,21 @@ export class InvitationsService {
       if (await this.members.isMember(invitation.tenantId, invitation.email)) {
         throw ApiError.conflict('This address belongs to a member of the tenant already.');
       }
-      return this.members.addMember(
+      const added = await this.members.addMember(
         invitation.tenantId,
         { email: invitation.email, firstName, lastName },
         invitation.createdBy,
       );
+      await this.events.publish(invitation.tenantId, 'tenant.invitation.accepted', { id: invitation.id });
+      await this.audit.record({
+        tenantId: invitation.tenantId,
+        actor: { userId: added.userId },
+        entityType: 'tenant_member',
+        entityId: added.id,
+        operation: 'create',
+        message: `Member joined by accepting invitation ${invitation.id}`,
+      });
+      return added;
     });
     return { member: toMemberDto(member) };
   }
@@ -273,6 +304,7 @@ export function toInvitationDto(
     id: i.id,
     tenant_id: i.tenantId,
     email: i.email,
+    role: 'ADMIN',
     status: statusAt(i, now),
     expires_at: i.expiresAt.toISOString(),
     created_by: i.createdBy,

@@ -5,6 +5,10 @@ import { MemberDto } from '../../dto/member.dto';
 import { INVITATION_STATUSES, InvitationStatus } from '../invitation.entity';
 import { DELIVERY_STATUSES, DeliveryStatus } from '../invitation-mail.entity';
 
+/** The roles an invitation may grant: accepting makes the person an ADMIN (see MembersService.addMember). */
+export const INVITED_ROLES = ['ADMIN'] as const;
+export type InvitedRole = (typeof INVITED_ROLES)[number];
+
 export class CreateInvitationDto {
   @ApiProperty({
     example: 'colleague@example.com',
@@ -17,6 +21,15 @@ export class CreateInvitationDto {
   @MaxLength(254)
   @IsEmail({ allow_display_name: false, require_tld: true, allow_ip_domain: false })
   email: string;
+
+  @ApiPropertyOptional({
+    enum: INVITED_ROLES,
+    default: 'ADMIN',
+    description: 'The role the person gets on accepting: ADMIN (the role every invitation grants).',
+  })
+  @IsOptional()
+  @IsIn(INVITED_ROLES)
+  role?: InvitedRole;
 }
 
 export class ListInvitationsQueryDto extends PageQueryDto {
@@ -69,6 +82,7 @@ export class InvitationDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'uuid' }) tenant_id: string;
   @ApiProperty() email: string;
+  @ApiProperty({ enum: INVITED_ROLES }) role: InvitedRole;
   @ApiProperty({ enum: INVITATION_STATUSES }) status: InvitationStatus;
   @ApiProperty() expires_at: string;
   @ApiPropertyOptional({ format: 'uuid', nullable: true }) created_by: string | null;

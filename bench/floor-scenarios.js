@@ -1,0 +1,60 @@
+'use strict';
+/**
+ * The floor rows of issue 22 (bench/hot-paths.js): the same requests as POST /tokens (card), GET /tokens/<id>
+ * (reveal) and POST /proxy (3 tokens), at the same concurrency, sent to bench/floor-server.js instead of the
+ * vault. PostgreSQL only: the floor is a second process on the vault's database.
+ *
+ * floorScenarios(setups) takes the vault rows' own setups and request builders, so both sides send the same
+ * bodies: { revealApplication, cardRequest, revealTokens, proxySetup }. Returns { create, reveal, proxy }.
+ */
+const { FLOOR_CONNECTIONS, NAMES } = require('./hot-paths');
+
+function floorScenarios({ revealApplication, cardRequest, revealTokens, proxySetup }) {
+  const shared = { database: 'postgres', connections: FLOOR_CONNECTIONS };
+  return {
+    create: {
+      ...shared,
+      name: NAMES.FLOOR_CREATE,
+      group: 'floors',
+      server: 'floor',
+      setup: revealApplication,
+      request: cardRequest,
+    },
+    reveal: {
+      ...shared,
+      name: NAMES.FLOOR_REVEAL,
+      group: 'floors',
+      server: 'floor',
+      setup: revealTokens,
+      request: (ctx, { key, ids, tenantId }) => ({
+        requests: [
+          {
+            method: 'GET',
+            headers: { 'bt-api-key': key, 'floor-tenant-id': tenantId },
+            setupRequest: (req) => ({
+              ...req,
+              path: `/tokens/${ids[Math.floor(Math.random() * ids.length)]}`,
+            }),
+          },
+        ],
+      }),
+    },
+    proxy: {
+      ...shared,
+      name: NAMES.FLOOR_PROXY,
+      group: 'proxy floors',
+      server: 'proxy-floor',
+      preciseLatency: true,
+      setup: proxySetup,
+      // The body the vault forwards (card numbers in clear): the floor reads the rows but decrypts nothing.
+      request: (ctx, { headers, ids, tenantId, directBody }) => ({
+        method: 'POST',
+        path: '/proxy/charge',
+        headers: { ...headers, 'floor-token-ids': ids.join(','), 'floor-tenant-id': tenantId },
+        body: directBody,
+      }),
+    },
+  };
+}
+
+module.exports = { floorScenarios };

@@ -1,0 +1,89 @@
+import type { Principal } from '../access/principal';
+
+export type ActorType = 'application' | 'user' | 'system';
+export type AuditOutcome = 'success' | 'denied' | 'failed';
+
+/** What GET /logs/entity-types lists, with the names the SDK shows. */
+export const AUDIT_ENTITY_TYPES = {
+  token: 'Token',
+  application: 'Application',
+  reactor: 'Reactor',
+  reactor_formula: 'Reactor Formula',
+  proxy: 'Proxy',
+  tenant: 'Tenant',
+  tenant_member: 'Tenant Member',
+  tenant_invitation: 'Tenant Invitation',
+  tenant_key: 'Tenant Key',
+  log: 'Log',
+} as const;
+
+export type AuditEntityType = keyof typeof AUDIT_ENTITY_TYPES;
+
+/**
+ * One security-relevant action, as a service reports it. `message` is a fixed sentence of the service:
+ * never token data, keys, bodies, headers, arguments or configuration.
+ */
+export interface AuditEvent {
+  tenantId: string;
+  /** The calling application; null for the vault itself or the operator CLI (actor_type system). */
+  actor: Principal | { userId: string } | null;
+  entityType: AuditEntityType;
+  /** Null for actions on a collection (a list, a search). */
+  entityId: string | null;
+  operation: string;
+  outcome?: AuditOutcome;
+  message: string;
+}
+
+/** The request an action came from, as far as the audit trail keeps it. */
+export interface RequestOrigin {
+  requestId: string | null;
+  remoteAddress: string | null;
+  userAgent: string | null;
+}
+
+/** A stored record: the event's columns plus its place in the tenant's chain (null until sealed). */
+export interface AuditRow {
+  tenant_id: string;
+  id: string;
+  created_at: Date;
+  actor_id: string | null;
+  actor_type: ActorType;
+  entity_type: string;
+  entity_id: string | null;
+  operation: string;
+  outcome: AuditOutcome;
+  message: string;
+  request_id: string | null;
+  remote_address: string | null;
+  user_agent: string | null;
+  seq: string | null;
+  prev_hash: string | null;
+  hash: string | null;
+  key_id: string | null;
+}
+
+export function actorOf(actor: AuditEvent['actor']): { actorId: string | null; actorType: ActorType } {
+  if (actor === null) {
+    return { actorId: null, actorType: 'system' };
+  }
+  return 'userId' in actor
+    ? { actorId: actor.userId, actorType: 'user' }
+    : { actorId: actor.applicationId, actorType: 'application' };
+}
+
+/** A successful action of `actor` on one entity (or, with entityId null, on a collection). */
+export function auditEvent(
+  actor: Principal,
+  entityType: AuditEntityType,
+  entityId: string | null,
+  operation: string,
+  message: string,
+): AuditEvent {
+  return { tenantId: actor.tenantId, actor, entityType, entityId, operation, message };
+}
+
+/** The ids an action used, in its message (bounded: a page holds at most 100). */
+export function naming(what: string, ids: readonly string[]): string {
+  return ids.length === 0 ? `${what}: none` : `${what}: ${ids.join(', ')}`;
+}

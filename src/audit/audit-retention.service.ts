@@ -1,0 +1,100 @@
+import type { KeyObject } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { anchorSignature } from './audit-chain';
+import { AuditChain, lockHead } from './audit-chain.service';
+import type { AuditRow } from './audit-event';
+import { presentLog, LogDto } from './dto/log.dto';
+
+const DELETE_BATCH = 1000;
+const EXPORT_BATCH = 1000;
+
+/**
+ * Retention (AUDIT_RETENTION_DAYS) and export of the audit trail. Retention deletes the oldest chained
+ * records of a tenant in batches, and before each batch moves the tenant's signed anchor to the last link
+ * it deletes: verification then starts from the anchor, so what remains still verifies.
+ */
+@Injectable()
+export class AuditRetention {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly chain: AuditChain,
+  ) {}
+
+  /** Deletes every chained record older than the retention period; how many. */
+  async deleteExpired(now: Date, batchSize = DELETE_BATCH): Promise<number> {
+    const cutoff = new Date(now.getTime() - this.config.audit.retentionDays * 86_400_000);
+    let total = 0;
+    for (const tenantId of await this.chain.tenants()) {
+      for (;;) {
+        const deleted = await this.deleteBatch(tenantId, cutoff, batchSize);
+        total += deleted;
+        if (deleted < batchSize) {
+          break;
+        }
+      }
+    }
+    return total;
+  }
+
+  private deleteBatch(tenantId: string, cutoff: Date, batchSize: number): Promise<number> {
+    return this.dataSource.transaction(async (m) => {
+      const head = await lockHead(m, tenantId);
+      // Only a prefix of the chain goes: the oldest links, up to the first one still within retention.
+      const rows: { seq: string; hash: string; old: boolean }[] = await m.query(
+        `SELECT seq, hash, created_at < $3 AS old FROM audit_records
+         WHERE tenant_id = $1 AND seq > $2 ORDER BY seq LIMIT ${batchSize}`,
+        [tenantId, head.anchor_seq, cutoff],
+      );
+      const prefix = rows.findIndex((r) => !r.old);
+      const last = prefix === -1 ? rows.at(-1) : rows[prefix - 1];
+      if (last === undefined) {
+        return 0;
+      }
+      const { keyId, key } = (await this.chain.key(tenantId)) as { keyId: string; key: KeyObject };
+      await m.query(
+        `UPDATE audit_chains SET anchor_seq = $2, anchor_hash = $3, anchor_key_id = $4, anchor_signature = $5
+         WHERE tenant_id = $1`,
+        [tenantId, last.seq, last.hash, keyId, anchorSignature(key, tenantId, last.seq, last.hash)],
+      );
+      await m.query('DELETE FROM audit_records WHERE tenant_id = $1 AND seq > $2 AND seq <= $3', [
+        tenantId,
+        head.anchor_seq,
+        last.seq,
+      ]);
+      return prefix === -1 ? rows.length : prefix;
+    });
+  }
+
+  /** Every record created at or after `since`, oldest first, one batch at a time (for JSON Lines). */
+  async *export(
+    since: Date,
+    tenantId?: string,
+  ): AsyncGenerator<LogDto & { seq: string | null; hash: string | null }> {
+    let after: { createdAt: Date; id: string } | null = null;
+    for (;;) {
+      const params: unknown[] = [since, tenantId ?? null];
+      let page = '';
+      if (after !== null) {
+        params.push(after.createdAt, after.id);
+        page = 'AND (created_at, id) > ($3, $4)';
+      }
+      const rows: AuditRow[] = await this.dataSource.query(
+        `SELECT * FROM audit_records WHERE created_at >= $1 AND ($2::uuid IS NULL OR tenant_id = $2) ${page}
+         ORDER BY created_at, id LIMIT ${EXPORT_BATCH}`,
+        params,
+      );
+      for (const row of rows) {
+        yield { ...presentLog(row), seq: row.seq, hash: row.hash };
+      }
+      if (rows.length < EXPORT_BATCH) {
+        return;
+      }
+      const tail = rows[rows.length - 1];
+      after = { createdAt: tail.created_at, id: tail.id };
+    }
+  }
+}

@@ -1,0 +1,190 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Histogram } from 'prom-client';
+import type { Request, Response } from 'express';
+import type { EntityManager } from 'typeorm';
+import { ApiError } from '../common/api-error';
+import { Clock } from '../common/clock';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { StatementBatcher } from '../database/statement-batcher';
+import { Transactions } from '../database/transactions';
+import { MetricsService } from '../metrics/metrics.service';
+import { actorOf, AuditEvent, RequestOrigin } from './audit-event';
+import { currentOrigin } from './request-origin';
+
+/** INSERT's rows, many at once: one array per column, in INSERT's order. */
+const INSERT_MANY = `INSERT INTO audit_records (tenant_id, id, created_at, actor_id, actor_type, entity_type,
+  entity_id, operation, outcome, message, request_id, remote_address, user_agent)
+  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::uuid[], $5::text[], $6::text[], $7::text[],
+    $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])`;
+
+const INSERT = `INSERT INTO audit_records (tenant_id, id, created_at, actor_id, actor_type, entity_type,
+  entity_id, operation, outcome, message, request_id, remote_address, user_agent)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`;
+
+/** The part of a presented API key kept when it fails: enough to tell attempts apart, far from the key. */
+const KEY_PREFIX = /^key_[1-9A-HJ-NP-Za-km-z]{4}/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Writes the audit trail. `record()` inserts in the open transaction (Transactions), so a change that commits
+ * has its record and a rolled-back one has none; outside a transaction (reads) it is its own statement,
+ * awaited before the data is returned. Either way a record that cannot be written fails the action with a
+ * 503: the vault does not act unaudited. The chain (seq, hashes) is added by AuditChain.seal().
+ */
+@Injectable()
+export class AuditService {
+  private readonly logger = new Logger('Audit');
+  private readonly writes: Histogram<'outcome'>;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly transactions: Transactions,
+    private readonly clock: Clock,
+    metrics: MetricsService,
+  ) {
+    this.writes = new Histogram({
+      name: 'token_vault_audit_write_duration_seconds',
+      help: 'Audit record writes by outcome (written, failed)',
+      labelNames: ['outcome'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5],
+      registers: [metrics.registry],
+    });
+    if (!config.audit.enabled) {
+      this.logger.warn('AUDIT_ENABLED=false: no audit records are written. Only for a benchmark baseline.');
+    }
+  }
+
+  private readonly standalone = new StatementBatcher<unknown[], void>(
+    async (rows) => {
+      const columns = rows[0].map((_, i) => rows.map((row) => row[i]));
+      await this.transactions.manager.query(INSERT_MANY, columns);
+      return rows.map(() => undefined);
+    },
+    (row) => row[1] as string,
+  );
+
+  /** One record of `event`, in `manager`'s transaction when given, else in the open one (if any). */
+  async record(
+    event: AuditEvent,
+    manager?: EntityManager,
+    origin: RequestOrigin = currentOrigin(),
+  ): Promise<void> {
+    if (!this.config.audit.enabled) {
+      return;
+    }
+    const { actorId, actorType } = actorOf(event.actor);
+    const end = this.writes.startTimer();
+    try {
+      const row = [
+        event.tenantId,
+        randomUUID(),
+        this.clock.now(),
+        actorId,
+        actorType,
+        event.entityType,
+        event.entityId,
+        event.operation,
+        event.outcome ?? 'success',
+        event.message,
+        origin.requestId,
+        origin.remoteAddress,
+        origin.userAgent,
+      ];
+      // In a transaction the record commits (or not) with the change; a read's record is its own statement,
+      // shared with the other reads that arrive meanwhile (one insert and one commit for many).
+      await (manager !== undefined || this.transactions.active
+        ? (manager ?? this.transactions.manager).query(INSERT, row)
+        : this.standalone.submit(row));
+      end({ outcome: 'written' });
+    } catch (err) {
+      end({ outcome: 'failed' });
+      this.logger.error(
+        { err: { code: (err as { code?: unknown }).code } },
+        'audit record could not be written',
+      );
+      throw new ApiError(503, 'The audit trail cannot be written right now: try again shortly.', undefined, {
+        'Retry-After': '5',
+      });
+    }
+  }
+
+  /**
+   * After a 401 or 403 (called when the response is finished): a denied record for a known caller, a count
+   * per key prefix and hour for an unknown one. Never throws; nothing of the request is awaited on it.
+   */
+  async recordRefusal(
+    req: Request & { principal?: AuditEvent['actor'] },
+    res: Response,
+    origin: RequestOrigin,
+  ): Promise<void> {
+    if (!this.config.audit.enabled) {
+      return;
+    }
+    try {
+      const principal = req.principal;
+      if (
+        res.statusCode === 403 &&
+        principal !== undefined &&
+        principal !== null &&
+        'tenantId' in principal
+      ) {
+        const route = (req.route as { path?: unknown } | undefined)?.path;
+        await this.record(
+          {
+            tenantId: principal.tenantId,
+            actor: principal,
+            ...refusedEntity(req, typeof route === 'string' ? route : null),
+            operation: `${req.method.toLowerCase()} ${typeof route === 'string' ? route : '<unmatched>'}`,
+            outcome: 'denied',
+            message: 'Permission or access rule denied the request',
+          },
+          undefined,
+          origin,
+        );
+      } else if (res.statusCode === 401) {
+        await this.countAuthFailure(req.headers['bt-api-key']);
+      }
+    } catch (err) {
+      this.logger.error(
+        { err: { type: err instanceof Error ? err.name : 'unknown' } },
+        'refusal not audited',
+      );
+    }
+  }
+
+  private async countAuthFailure(presented: unknown): Promise<void> {
+    const prefix =
+      typeof presented !== 'string' || presented === ''
+        ? '(none)'
+        : (KEY_PREFIX.exec(presented)?.[0] ?? '(malformed)');
+    const now = this.clock.now();
+    const hour = new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000);
+    await this.transactions.manager.query(
+      `INSERT INTO audit_auth_failures (key_prefix, hour, attempts, last_at) VALUES ($1, $2, 1, $3)
+       ON CONFLICT (key_prefix, hour) DO UPDATE SET attempts = audit_auth_failures.attempts + 1, last_at = $3`,
+      [prefix, hour, now],
+    );
+  }
+}
+
+/** The entity a refused request aimed at, from its route: `/tokens/:id` is the token with that id. */
+function refusedEntity(req: Request, route: string | null): Pick<AuditEvent, 'entityType' | 'entityId'> {
+  const first = (route ?? req.path).split('/').filter((s) => s !== '')[0] ?? '';
+  const types: Record<string, AuditEvent['entityType']> = {
+    tokens: 'token',
+    tokenize: 'token',
+    detokenize: 'token',
+    applications: 'application',
+    reactors: 'reactor',
+    'reactor-formulas': 'reactor_formula',
+    proxies: 'proxy',
+    proxy: 'proxy',
+    tenants: 'tenant',
+    logs: 'log',
+  };
+  const params = req.params as Record<string, unknown> | undefined;
+  // Only a UUID: a refused path may carry anything (a card number typed where an id belongs).
+  const id = route !== null && typeof params?.id === 'string' && UUID.test(params.id) ? params.id : null;
+  return { entityType: types[first] ?? 'tenant', entityId: id };
+}

@@ -1,0 +1,79 @@
+import { StatementBatcher } from './statement-batcher';
+
+/** A batcher whose statements are answered by hand, recording each batch it was sent. */
+function manual(): {
+  batcher: StatementBatcher<string, string>;
+  batches: string[][];
+  answer: () => void;
+  fail: (err: Error) => void;
+} {
+  const batches: string[][] = [];
+  const pending: { resolve: (out: string[]) => void; reject: (err: Error) => void; items: string[] }[] = [];
+  const batcher = new StatementBatcher<string, string>(
+    (items) =>
+      new Promise((resolve, reject) => {
+        batches.push(items);
+        pending.push({ resolve, reject, items });
+      }),
+    (item) => item.split(':')[0],
+    3,
+  );
+  return {
+    batcher,
+    batches,
+    answer: () => {
+      const next = pending.shift();
+      next?.resolve(next.items.map((i) => `done ${i}`));
+    },
+    fail: (err) => pending.shift()?.reject(err),
+  };
+}
+
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('StatementBatcher', () => {
+  it('sends a lone row at once, and rows that arrive meanwhile together in the next statement', async () => {
+    const { batcher, batches, answer } = manual();
+    const first = batcher.submit('a');
+    const rest = ['b', 'c'].map((i) => batcher.submit(i));
+    await settle();
+    expect(batches).toEqual([['a']]);
+    answer();
+    await expect(first).resolves.toBe('done a');
+    await settle();
+    expect(batches).toEqual([['a'], ['b', 'c']]);
+    answer();
+    await expect(Promise.all(rest)).resolves.toEqual(['done b', 'done c']);
+  });
+
+  it('caps a statement at max rows and never puts two rows of one key in one statement', async () => {
+    const { batcher, batches, answer } = manual();
+    const all = ['x', 'k:1', 'k:2', 'm', 'n', 'o'].map((i) => batcher.submit(i));
+    await settle();
+    answer();
+    await settle();
+    answer();
+    await settle();
+    answer();
+    await settle();
+    await Promise.all(all);
+    expect(batches).toEqual([['x'], ['k:1', 'm', 'n'], ['k:2', 'o']]);
+  });
+
+  it('gives every row of a failed statement its error, and goes on with the next', async () => {
+    const { batcher, answer, fail } = manual();
+    const first = batcher.submit('a');
+    const second = [batcher.submit('b'), batcher.submit('c')];
+    await settle();
+    answer();
+    await settle();
+    fail(new Error('connection lost'));
+    await expect(first).resolves.toBe('done a');
+    await expect(second[0]).rejects.toThrow('connection lost');
+    await expect(second[1]).rejects.toThrow('connection lost');
+    const later = batcher.submit('d');
+    await settle();
+    answer();
+    await expect(later).resolves.toBe('done d');
+  });
+});

@@ -1,0 +1,35 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { AuditChain } from '../audit/audit-chain.service';
+import { AuditRetention } from '../audit/audit-retention.service';
+import { Clock } from '../common/clock';
+import { JobRunner } from './job-runner';
+
+/** The audit trail's scheduled work: chaining new records, and deleting those past AUDIT_RETENTION_DAYS. */
+@Injectable()
+export class AuditJobsService {
+  private readonly logger = new Logger('AuditJobs');
+
+  constructor(
+    private readonly chain: AuditChain,
+    private readonly retention: AuditRetention,
+    private readonly clock: Clock,
+    private readonly jobs: JobRunner,
+  ) {}
+
+  async seal(): Promise<void> {
+    await this.jobs.runExclusive('audit-seal', async () => {
+      await this.chain.sealAll();
+    });
+  }
+
+  async deleteExpired(): Promise<void> {
+    await this.jobs.runExclusive('audit-retention', async () => {
+      // Chain first: only chained records are deleted, and the anchor must name a link.
+      await this.chain.sealAll();
+      const deleted = await this.retention.deleteExpired(this.clock.now());
+      if (deleted > 0) {
+        this.logger.log({ deleted }, 'audit records past retention deleted');
+      }
+    });
+  }
+}

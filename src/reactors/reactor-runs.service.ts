@@ -1,0 +1,238 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { LessThanOrEqual, Repository } from 'typeorm';
+import { Principal } from '../access/principal';
+import { AuditService } from '../audit/audit.service';
+import { auditEvent } from '../audit/audit-event';
+import { ApiError } from '../common/api-error';
+import { Clock } from '../common/clock';
+import { CustomHttpResponse } from '../common/custom-http-response';
+import { toProblem } from '../common/to-problem';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { TenantCipher } from '../crypto/tenant-cipher.service';
+import { JsonValue, SandboxRefused } from '../sandbox/sandbox.provider';
+import { AsyncReactResponseDto, ReactorResultDto, ReactRequestDto } from './dto/react.dto';
+import { ReactService } from './react.service';
+import { ReactorRun } from './reactor-run.entity';
+import { ReactorsService } from './reactors.service';
+
+/** How long a run's result is kept (then the purge job deletes it). */
+export const RESULT_TTL_MS = 24 * 60 * 60 * 1000;
+const POLL_MS = 500;
+/** A run still `running` this long after the sandbox limit was cut short (its replica stopped): failed. */
+const STALE_AFTER_MS = 60_000;
+const REQUEST_SEAL = 'reactor-run-request';
+const RESULT_SEAL = 'reactor-run-result';
+
+export interface Claimed {
+  tenant_id: string;
+  id: string;
+  reactor_id: string;
+  request: Buffer;
+}
+
+/** What a finished run stored: the synchronous answer, or the error it would have been. */
+type StoredResult = { ok: true; tokens: unknown; raw: unknown } | { ok: false; error: unknown };
+
+/**
+ * POST /reactors/{id}/react-async and its results. Runs wait in `reactor_runs`; every replica polls and
+ * claims them with FOR UPDATE SKIP LOCKED (one replica per run), oldest first but one per tenant in turn,
+ * and runs them through the same sandbox queue as synchronous runs, so the same per-tenant shares hold.
+ * A run is claimed once: one whose replica stopped mid-run is failed, never run a second time.
+ */
+@Injectable()
+export class ReactorRunsService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('ReactorRuns');
+  private timer: NodeJS.Timeout | null = null;
+  private inFlight = 0;
+  private polling = false;
+  private closed = false;
+
+  constructor(
+    @InjectRepository(ReactorRun) private readonly runs: Repository<ReactorRun>,
+    private readonly reactors: ReactorsService,
+    private readonly react: ReactService,
+    private readonly cipher: TenantCipher,
+    private readonly clock: Clock,
+    private readonly audit: AuditService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => this.kick(), POLL_MS);
+    this.timer.unref();
+    this.kick();
+  }
+
+  onApplicationShutdown(): void {
+    this.closed = true;
+    if (this.timer !== null) {
+      clearInterval(this.timer);
+      this.timer = null;
+    }
+  }
+
+  /** Detokenizes and checks the arguments now (errors answer at once), then queues the run. */
+  async submit(caller: Principal, reactorId: string, body: ReactRequestDto): Promise<AsyncReactResponseDto> {
+    const loaded = await this.reactors.load(caller.tenantId, reactorId);
+    const args = await this.react.argsFor(caller, loaded, body);
+    const id = randomUUID();
+    await this.audit.record(
+      auditEvent(caller, 'reactor', reactorId, 'react-async', `Reactor invoked asynchronously (run ${id})`),
+    );
+    const now = this.clock.now();
+    await this.runs.insert({
+      tenantId: caller.tenantId,
+      id,
+      reactorId,
+      status: 'pending',
+      request: await this.cipher.sealJson(REQUEST_SEAL, caller.tenantId, id, args),
+      result: null,
+      createdBy: caller.applicationId,
+      createdAt: now,
+      startedAt: null,
+      completedAt: null,
+      expiresAt: new Date(now.getTime() + RESULT_TTL_MS),
+    });
+    this.kick();
+    return { id, asyncReactorRequestId: id, status: 'pending' };
+  }
+
+  async result(caller: Principal, reactorId: string, id: string): Promise<ReactorResultDto> {
+    const run = await this.runs.findOne({ where: { tenantId: caller.tenantId, id, reactorId } });
+    if (run === null || run.expiresAt.getTime() <= this.clock.now().getTime()) {
+      throw ApiError.notFound('Reactor result');
+    }
+    const base = {
+      id: run.id,
+      reactor_id: run.reactorId,
+      created_at: run.createdAt.toISOString(),
+      completed_at: run.completedAt?.toISOString() ?? null,
+      expires_at: run.expiresAt.toISOString(),
+    };
+    if (run.result === null || (run.status !== 'completed' && run.status !== 'failed')) {
+      return { ...base, status: 'pending', tokens: null, raw: null, error: null };
+    }
+    const stored = (await this.cipher.openJson(
+      RESULT_SEAL,
+      run.tenantId,
+      run.id,
+      run.result,
+    )) as StoredResult;
+    return stored.ok
+      ? { ...base, status: 'completed', tokens: stored.tokens, raw: stored.raw, error: null }
+      : { ...base, status: 'failed', tokens: null, raw: null, error: stored.error };
+  }
+
+  /** Results past their 24 hours, deleted (the scheduled purge). */
+  async purgeExpired(now: Date): Promise<number> {
+    const result = await this.runs.delete({ expiresAt: LessThanOrEqual(now) });
+    return result.affected ?? 0;
+  }
+
+  /** One polling round now (tests, and after a submit); rounds never overlap. */
+  kick(): void {
+    if (this.closed || this.polling) {
+      return;
+    }
+    this.polling = true;
+    this.poll()
+      .catch((err: unknown) => this.logger.warn({ err: { type: (err as Error).name } }, 'polling failed'))
+      .finally(() => (this.polling = false));
+  }
+
+  private async poll(): Promise<void> {
+    await this.failStale();
+    const room = this.config.sandboxWorkers - this.inFlight;
+    if (room <= 0) {
+      return;
+    }
+    for (const claimed of await this.claim(room)) {
+      this.inFlight += 1;
+      void this.execute(claimed).finally(() => {
+        this.inFlight -= 1;
+        this.kick();
+      });
+    }
+  }
+
+  /** Oldest first, one per tenant in turn; rows another replica locked are skipped. Public for tests. */
+  async claim(limit: number): Promise<Claimed[]> {
+    const rows: unknown = await this.runs.query(
+      `UPDATE reactor_runs r SET status = 'running', started_at = $1
+       FROM (
+         SELECT q.tenant_id, q.id FROM reactor_runs q
+         JOIN (
+           SELECT tenant_id, id, row_number() OVER (PARTITION BY tenant_id ORDER BY created_at, id) AS turn
+           FROM reactor_runs WHERE status = 'pending'
+         ) ranked ON ranked.tenant_id = q.tenant_id AND ranked.id = q.id
+         WHERE q.status = 'pending'
+         ORDER BY ranked.turn, q.created_at
+         LIMIT $2
+         FOR UPDATE OF q SKIP LOCKED
+       ) picked
+       WHERE r.tenant_id = picked.tenant_id AND r.id = picked.id
+       RETURNING r.tenant_id, r.id, r.reactor_id, r.request`,
+      [this.clock.now(), limit],
+    );
+    // node-postgres answers an UPDATE ... RETURNING with [rows, count].
+    return (Array.isArray(rows) && Array.isArray(rows[0]) ? rows[0] : rows) as Claimed[];
+  }
+
+  private async execute(claimed: Claimed): Promise<void> {
+    const { tenant_id: tenantId, id } = claimed;
+    let stored: StoredResult;
+    try {
+      const args = (await this.cipher.openJson(REQUEST_SEAL, tenantId, id, claimed.request)) as {
+        [key: string]: JsonValue;
+      };
+      const loaded = await this.reactors.load(tenantId, claimed.reactor_id);
+      const answer = await this.react.run(tenantId, loaded, args);
+      stored = { ok: true, tokens: answer.tokens, raw: answer.raw };
+    } catch (err) {
+      if (err instanceof SandboxRefused) {
+        // Turned away before it ran (the sandbox is full): back in the queue.
+        await this.runs.update({ tenantId, id }, { status: 'pending', startedAt: null });
+        return;
+      }
+      stored = { ok: false, error: errorBody(err) };
+    }
+    await this.finish(tenantId, id, stored);
+  }
+
+  private async finish(tenantId: string, id: string, stored: StoredResult): Promise<void> {
+    await this.runs.update(
+      { tenantId, id },
+      {
+        status: stored.ok ? 'completed' : 'failed',
+        result: await this.cipher.sealJson(RESULT_SEAL, tenantId, id, stored),
+        request: null,
+        completedAt: this.clock.now(),
+      },
+    );
+  }
+
+  /** Runs left `running` by a replica that stopped: failed, since their code may have run already. */
+  private async failStale(): Promise<void> {
+    const before = new Date(this.clock.now().getTime() - this.config.sandboxTimeoutMs - STALE_AFTER_MS);
+    const stale = await this.runs.find({
+      select: { tenantId: true, id: true },
+      where: { status: 'running', startedAt: LessThanOrEqual(before) },
+      take: 100,
+    });
+    for (const run of stale) {
+      await this.finish(run.tenantId, run.id, {
+        ok: false,
+        error: toProblem(new ApiError(500, 'The run was interrupted: the vault stopped while it ran.')),
+      });
+    }
+  }
+}
+
+function errorBody(err: unknown): unknown {
+  if (err instanceof CustomHttpResponse) {
+    return { status: err.status, headers: err.headers, body: err.body };
+  }
+  return toProblem(err);
+}

@@ -1,0 +1,183 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, IsNull, LessThan } from 'typeorm';
+import { Principal } from '../access/principal';
+import { ApplicationsService } from '../applications/applications.service';
+import { ApiError } from '../common/api-error';
+import { Clock } from '../common/clock';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { MemberDto } from './dto/member.dto';
+import {
+  SecurityContactDto,
+  SecurityContactResponseDto,
+  TenantDto,
+  TenantUsageReportDto,
+  TokenTypeUsageDto,
+  UpdateTenantDto,
+} from './dto/tenant.dto';
+import { canonicalEmail, emailRefusal } from './email';
+import { toMemberDto } from './members.service';
+import { TenantMember } from './tenant-member.entity';
+import { Tenant } from './tenant.entity';
+
+const MAX_SETTINGS = 50;
+const DAY_MS = 86_400_000;
+
+/** The caller's own tenant: read, rename, settings, security contact, usage, owner, and soft deletion. */
+@Injectable()
+export class TenantSelfService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly applications: ApplicationsService,
+    private readonly clock: Clock,
+  ) {}
+
+  async get(principal: Principal): Promise<TenantDto> {
+    return toTenantDto(await this.find(principal.tenantId));
+  }
+
+  async update(principal: Principal, dto: UpdateTenantDto): Promise<TenantDto> {
+    await this.find(principal.tenantId);
+    const settings = dto.settings === undefined ? undefined : checkSettings(dto.settings);
+    await this.dataSource.manager.update(
+      Tenant,
+      { id: principal.tenantId },
+      {
+        name: dto.name,
+        ...(settings !== undefined ? { settings } : {}),
+        modifiedBy: principal.applicationId,
+        modifiedAt: this.clock.now(),
+      },
+    );
+    return this.get(principal);
+  }
+
+  /**
+   * Soft delete, by the owner's key only (the management application the tenant was created with): every key
+   * of the tenant stops at once on every replica; the purge job removes the tenant and all its data once
+   * the grace period (TENANT_DELETION_GRACE_DAYS) has passed.
+   */
+  async delete(principal: Principal): Promise<void> {
+    await this.find(principal.tenantId);
+    if (!(await this.applications.isOwnerApplication(principal.tenantId, principal.applicationId))) {
+      throw ApiError.forbidden(
+        "Only the tenant owner's key (the one the tenant was created with) can delete it.",
+      );
+    }
+    await this.dataSource.transaction(async (manager) => {
+      await manager.update(Tenant, { id: principal.tenantId }, { deletedAt: this.clock.now() });
+      await this.applications.revokeTenant(manager, principal.tenantId);
+    });
+  }
+
+  /** Removes the tenants deleted longer ago than the grace period, with everything they hold. */
+  async purgeDeleted(now: Date): Promise<number> {
+    const before = new Date(now.getTime() - this.config.tenantDeletionGraceDays * DAY_MS);
+    const result = await this.dataSource.manager.delete(Tenant, { deletedAt: LessThan(before) });
+    return result.affected ?? 0;
+  }
+
+  async securityContact(principal: Principal): Promise<SecurityContactResponseDto> {
+    return { email: (await this.find(principal.tenantId)).securityContactEmail };
+  }
+
+  async updateSecurityContact(
+    principal: Principal,
+    dto: SecurityContactDto,
+  ): Promise<SecurityContactResponseDto> {
+    await this.find(principal.tenantId);
+    const email = canonicalEmail(dto.email);
+    const refusal = emailRefusal(email);
+    if (refusal !== null) {
+      throw ApiError.field('email', refusal);
+    }
+    await this.dataSource.manager.update(
+      Tenant,
+      { id: principal.tenantId },
+      { securityContactEmail: email, modifiedBy: principal.applicationId, modifiedAt: this.clock.now() },
+    );
+    return { email };
+  }
+
+  async owner(principal: Principal): Promise<MemberDto> {
+    const owner = await this.dataSource.manager.findOne(TenantMember, {
+      where: { tenantId: principal.tenantId, role: 'OWNER' },
+      relations: { user: true },
+    });
+    if (owner === null) {
+      throw ApiError.notFound('Owner');
+    }
+    return toMemberDto(owner);
+  }
+
+  /** Live tokens by type, and those created or changed since the start of the month (UTC). */
+  async usage(principal: Principal): Promise<TenantUsageReportDto> {
+    const now = this.clock.now();
+    const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+    const rows: { type: string; count: number; last_created_at: Date | null; active: number }[] =
+      await this.dataSource.query(
+        `SELECT type, count(*)::int AS count, max(created_at) AS last_created_at,
+           count(*) FILTER (WHERE greatest(created_at, coalesce(modified_at, created_at)) >= $3)::int AS active
+         FROM tokens
+         WHERE tenant_id = $1 AND deleted_at IS NULL AND (expires_at IS NULL OR expires_at > $2)
+         GROUP BY type ORDER BY type`,
+        [principal.tenantId, now, monthStart],
+      );
+    const byType: Record<string, TokenTypeUsageDto> = {};
+    for (const row of rows) {
+      byType[row.type] = {
+        count: row.count,
+        last_created_at: row.last_created_at === null ? null : new Date(row.last_created_at).toISOString(),
+      };
+    }
+    return {
+      total_tokens: rows.reduce((sum, r) => sum + r.count, 0),
+      token_report: {
+        metrics_by_type: byType,
+        monthly_active_tokens: rows.reduce((s, r) => s + r.active, 0),
+      },
+    };
+  }
+
+  private async find(tenantId: string): Promise<Tenant> {
+    const tenant = await this.dataSource.manager.findOne(Tenant, {
+      where: { id: tenantId, deletedAt: IsNull() },
+    });
+    if (tenant === null) {
+      throw ApiError.notFound('Tenant');
+    }
+    return tenant;
+  }
+}
+
+function checkSettings(settings: Record<string, unknown>): Record<string, string> {
+  const entries = Object.entries(settings);
+  if (
+    entries.length > MAX_SETTINGS ||
+    entries.some(([k, v]) => typeof v !== 'string' || v.length > 1000 || k.length > 100)
+  ) {
+    throw ApiError.field(
+      'settings',
+      `must map at most ${MAX_SETTINGS} keys to strings of at most 1000 characters`,
+    );
+  }
+  const checked: Record<string, string> = {};
+  for (const [key, value] of entries as [string, string][]) {
+    Object.defineProperty(checked, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return checked;
+}
+
+function toTenantDto(t: Tenant): TenantDto {
+  return {
+    id: t.id,
+    owner_id: t.ownerId,
+    name: t.name,
+    settings: t.settings,
+    created_by: null,
+    created_at: t.createdAt.toISOString(),
+    modified_by: t.modifiedBy,
+    modified_at: t.modifiedAt?.toISOString() ?? null,
+  };
+}

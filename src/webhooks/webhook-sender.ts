@@ -1,0 +1,253 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Counter } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { Clock } from '../common/clock';
+import { backoffDelay, BackoffOptions, causeOf, runDetached, waitAtMost } from '../common/supervisor';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { MetricsService } from '../metrics/metrics.service';
+import { OutboundClient, OutboundError } from '../outbound';
+import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signatureHeader } from './webhook-signature';
+import { Webhook } from './webhook.entity';
+import { WebhooksService } from './webhooks.service';
+
+/** Attempts of one delivery before it is given up; with the backoff below, about three hours of trying. */
+export const MAX_DELIVERY_ATTEMPTS = 10;
+export const DELIVERY_BACKOFF: BackoffOptions = { initialMs: 30_000, maxMs: 3_600_000 };
+/** A webhook is disabled after this many failed attempts in a row, spread over at least DISABLE_AFTER_MS. */
+export const DISABLE_AFTER_FAILURES = 10;
+export const DISABLE_AFTER_MS = 3_600_000;
+/** How long a receiver has to answer. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** A claimed delivery is not claimed again for this long: only one whose sender died is ever sent twice. */
+export const DELIVERY_LEASE_MS = 60_000;
+/** How often due deliveries are looked for, by every replica (a claim takes each one exactly once). */
+export const DELIVERY_POLL_MS = 1_000;
+const POLL_BACKOFF: BackoffOptions = { initialMs: DELIVERY_POLL_MS, maxMs: 60_000 };
+const BATCH = 20;
+const SHUTDOWN_WAIT_MS = 5_000;
+/** A receiver's answer is read (to reuse the connection) up to this size and otherwise ignored. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+interface Claimed {
+  tenant_id: string;
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  payload: string;
+  attempts: number;
+}
+
+export type DeliveryOutcome = 'delivered' | 'retry' | 'failed' | 'disabled';
+
+/**
+ * Delivers the webhook outbox. Every replica polls; each due delivery is claimed by one statement that
+ * leases it (`FOR UPDATE SKIP LOCKED`, so two replicas never claim the same row and no transaction stays open
+ * while the receiver answers), then POSTed through the outbound client (HTTPS only, the SSRF guard), signed
+ * with the webhook's secret, then marked delivered, or retried with capped exponential backoff. A webhook
+ * whose deliveries keep failing is disabled and its pending deliveries dropped.
+ */
+@Injectable()
+export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('Webhooks');
+  private readonly outcomes: Counter<'outcome'>;
+  private readonly inFlight = new Set<Promise<number>>();
+  private poll: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly outbound: OutboundClient,
+    private readonly webhooks: WebhooksService,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    metrics: MetricsService,
+  ) {
+    this.outcomes = new Counter({
+      name: 'token_vault_webhook_deliveries_total',
+      help: 'Webhook delivery attempts by outcome (delivered, retry, failed: given up, disabled: the webhook was disabled)',
+      labelNames: ['outcome'],
+      registers: [metrics.registry],
+    });
+  }
+
+  /** With the scheduled jobs: a look at once (deliveries left by a restart), then every DELIVERY_POLL_MS. */
+  onApplicationBootstrap(): void {
+    if (this.config.jobsEnabled) {
+      this.schedule(0, 0);
+    }
+  }
+
+  /** No new look; attempts under way get a few seconds, then their leases lapse and another look retries. */
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    if (this.poll !== null) {
+      clearTimeout(this.poll);
+    }
+    await waitAtMost(Promise.allSettled([...this.inFlight]), SHUTDOWN_WAIT_MS);
+  }
+
+  /** One look: claims and sends due deliveries until none is left. How many were attempted here. */
+  async deliverDue(): Promise<number> {
+    let attempted = 0;
+    for (;;) {
+      const rows = await this.claim();
+      await Promise.all(rows.map((row) => this.attempt(row)));
+      attempted += rows.length;
+      if (rows.length < BATCH) {
+        return attempted;
+      }
+    }
+  }
+
+  private async claim(): Promise<Claimed[]> {
+    const now = this.clock.now();
+    // An UPDATE answers [rows, count] through TypeORM's PostgreSQL driver.
+    const [rows] = await this.dataSource.query<[Claimed[], number]>(
+      `UPDATE webhook_deliveries d
+          SET attempts = d.attempts + 1, last_attempt_at = $1, next_attempt_at = $2
+        WHERE (d.tenant_id, d.id) IN (SELECT tenant_id, id FROM webhook_deliveries
+                                       WHERE status = 'pending' AND next_attempt_at <= $1
+                                       ORDER BY next_attempt_at
+                                       LIMIT $3
+                                         FOR UPDATE SKIP LOCKED)
+        RETURNING d.tenant_id, d.id, d.webhook_id, d.event_id, d.event_type, d.payload, d.attempts`,
+      [now, new Date(now.getTime() + DELIVERY_LEASE_MS), BATCH],
+    );
+    return rows;
+  }
+
+  private async attempt(row: Claimed): Promise<void> {
+    const webhook = await this.dataSource.manager.findOne(Webhook, {
+      where: { tenantId: row.tenant_id, id: row.webhook_id },
+    });
+    if (webhook === null || webhook.status !== 'enabled') {
+      await this.settle(row, 'failed', 'WEBHOOK_DISABLED');
+      return;
+    }
+    const cause = await this.send(webhook, row);
+    if (cause === null) {
+      await this.settle(row, 'delivered', null);
+      await this.dataSource.query(
+        `UPDATE webhooks SET consecutive_failures = 0, failing_since = NULL
+          WHERE tenant_id = $1 AND id = $2 AND consecutive_failures > 0`,
+        [row.tenant_id, row.webhook_id],
+      );
+      this.outcomes.inc({ outcome: 'delivered' });
+      return;
+    }
+    const final = row.attempts >= MAX_DELIVERY_ATTEMPTS;
+    this.logger.warn(
+      { webhook: row.webhook_id, event: row.event_id, attempts: row.attempts, cause },
+      final ? 'webhook delivery failed; giving up' : 'webhook delivery failed; will retry',
+    );
+    await this.settle(row, final ? 'failed' : 'pending', cause);
+    this.outcomes.inc({ outcome: final ? 'failed' : 'retry' });
+    if (await this.countFailure(row)) {
+      this.outcomes.inc({ outcome: 'disabled' });
+      this.logger.warn(
+        { webhook: row.webhook_id },
+        'webhook disabled after a sustained run of failed deliveries',
+      );
+    }
+  }
+
+  /** POSTs the event; null when the receiver answered 2xx, else why not (a code, never a message or URL). */
+  private async send(webhook: Webhook, row: Claimed): Promise<string | null> {
+    const timestamp = Math.floor(this.clock.now().getTime() / 1000);
+    try {
+      const secret = await this.webhooks.secretOf(webhook);
+      const response = await this.outbound.requestBuffered(
+        {
+          method: 'POST',
+          url: webhook.url,
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'token-vault-webhooks',
+            [EVENT_ID_HEADER]: row.event_id,
+            [EVENT_TYPE_HEADER]: row.event_type,
+            [SIGNATURE_HEADER]: signatureHeader(secret, timestamp, row.payload),
+          },
+          body: row.payload,
+          timeoutMs: DELIVERY_TIMEOUT_MS,
+        },
+        MAX_RESPONSE_BYTES,
+      );
+      return response.status >= 200 && response.status < 300 ? null : `HTTP_${response.status}`;
+    } catch (err) {
+      return err instanceof OutboundError ? err.failure : causeOf(err);
+    }
+  }
+
+  private async settle(
+    row: Claimed,
+    status: 'delivered' | 'pending' | 'failed',
+    cause: string | null,
+  ): Promise<void> {
+    const now = this.clock.now();
+    const retryAt = new Date(now.getTime() + backoffDelay(row.attempts - 1, DELIVERY_BACKOFF));
+    await this.dataSource.query(
+      `UPDATE webhook_deliveries
+          SET status = $3, last_error = $4, next_attempt_at = $5,
+              delivered_at = CASE WHEN $3 = 'delivered' THEN $6::timestamptz END
+        WHERE tenant_id = $1 AND id = $2 AND status = 'pending'`,
+      [row.tenant_id, row.id, status, cause, status === 'pending' ? retryAt : now, now],
+    );
+  }
+
+  /**
+   * Counts a failed attempt against the webhook; disables it (dropping its pending deliveries) after a
+   * sustained run of failures. True when this call disabled it.
+   */
+  private async countFailure(row: Claimed): Promise<boolean> {
+    const now = this.clock.now();
+    const [rows] = await this.dataSource.query<[{ status: string }[], number]>(
+      `UPDATE webhooks
+          SET consecutive_failures = consecutive_failures + 1,
+              failing_since = coalesce(failing_since, $3),
+              status = CASE WHEN consecutive_failures + 1 >= $4 AND coalesce(failing_since, $3) <= $5
+                            THEN 'disabled' ELSE status END
+        WHERE tenant_id = $1 AND id = $2 AND status = 'enabled'
+        RETURNING status`,
+      [
+        row.tenant_id,
+        row.webhook_id,
+        now,
+        DISABLE_AFTER_FAILURES,
+        new Date(now.getTime() - DISABLE_AFTER_MS),
+      ],
+    );
+    if (rows[0]?.status !== 'disabled') {
+      return false;
+    }
+    await this.dataSource.query(
+      `UPDATE webhook_deliveries SET status = 'failed', last_error = 'WEBHOOK_DISABLED'
+        WHERE tenant_id = $1 AND webhook_id = $2 AND status = 'pending'`,
+      [row.tenant_id, row.webhook_id],
+    );
+    return true;
+  }
+
+  /** The next look after `delayMs`; after failed looks (a database outage), later. */
+  private schedule(delayMs: number, failures: number): void {
+    if (this.stopped) {
+      return;
+    }
+    const look = async (): Promise<void> => {
+      const running = this.deliverDue();
+      this.inFlight.add(running);
+      let next = 0;
+      try {
+        await running;
+      } catch (err) {
+        next = failures + 1;
+        this.logger.warn(`webhook delivery look failed: ${causeOf(err)}`);
+      } finally {
+        this.inFlight.delete(running);
+      }
+      this.schedule(next === 0 ? DELIVERY_POLL_MS : backoffDelay(next - 1, POLL_BACKOFF), next);
+    };
+    this.poll = setTimeout(() => runDetached(this.logger, 'webhook delivery look', look), delayMs).unref();
+  }
+}

@@ -1,0 +1,143 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { Repository } from 'typeorm';
+import { Principal } from '../access/principal';
+import { ApiError } from '../common/api-error';
+import { Clock } from '../common/clock';
+import { Page, pageOf, pageOffset } from '../common/pagination';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { TenantCipher } from '../crypto/tenant-cipher.service';
+import { checkDestinationUrl } from '../outbound';
+import { CreatedWebhookDto, ListWebhooksQueryDto, WebhookBodyDto, WebhookDto } from './dto/webhook.dto';
+import { generateWebhookSecret } from './webhook-signature';
+import { Webhook } from './webhook.entity';
+
+/** What the signing secret is sealed as, bound to the webhook (see TenantCipher). */
+export const WEBHOOK_SECRET_SEAL = 'webhook-secret';
+/** Each event fans out to every subscribed webhook of the tenant: a bound on that fan-out. */
+export const MAX_WEBHOOKS_PER_TENANT = 25;
+
+@Injectable()
+export class WebhooksService {
+  constructor(
+    @InjectRepository(Webhook) private readonly webhooks: Repository<Webhook>,
+    private readonly cipher: TenantCipher,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async create(principal: Principal, dto: WebhookBodyDto): Promise<CreatedWebhookDto> {
+    const url = this.checkUrl(dto.url);
+    const { tenantId } = principal;
+    if ((await this.webhooks.count({ where: { tenantId } })) >= MAX_WEBHOOKS_PER_TENANT) {
+      throw ApiError.unprocessable(`A tenant has at most ${MAX_WEBHOOKS_PER_TENANT} webhooks.`);
+    }
+    const id = randomUUID();
+    const secret = generateWebhookSecret();
+    await this.webhooks.insert({
+      tenantId,
+      id,
+      name: dto.name,
+      url,
+      notifyEmail: dto.notify_email ?? null,
+      events: dto.events,
+      status: 'enabled',
+      secret: await this.cipher.sealJson(WEBHOOK_SECRET_SEAL, tenantId, id, secret),
+      consecutiveFailures: 0,
+      failingSince: null,
+      createdBy: principal.applicationId,
+      createdAt: this.clock.now(),
+      modifiedBy: null,
+      modifiedAt: null,
+    });
+    return { ...toDto(await this.find(tenantId, id)), secret };
+  }
+
+  async list(principal: Principal, query: ListWebhooksQueryDto): Promise<Page<WebhookDto>> {
+    const [rows, total] = await this.webhooks.findAndCount({
+      where: { tenantId: principal.tenantId },
+      order: { createdAt: 'DESC', id: 'ASC' },
+      skip: pageOffset(query),
+      take: query.size,
+    });
+    return pageOf(rows.map(toDto), total, query);
+  }
+
+  async get(principal: Principal, id: string): Promise<WebhookDto> {
+    return toDto(await this.find(principal.tenantId, id));
+  }
+
+  /** Replaces the fields; enables a disabled webhook again (its failure count starts over). */
+  async update(principal: Principal, id: string, dto: WebhookBodyDto): Promise<WebhookDto> {
+    const url = this.checkUrl(dto.url);
+    const result = await this.webhooks.update(
+      { tenantId: principal.tenantId, id },
+      {
+        name: dto.name,
+        url,
+        notifyEmail: dto.notify_email ?? null,
+        events: dto.events,
+        status: 'enabled',
+        consecutiveFailures: 0,
+        failingSince: null,
+        modifiedBy: principal.applicationId,
+        modifiedAt: this.clock.now(),
+      },
+    );
+    if ((result.affected ?? 0) === 0) {
+      throw ApiError.notFound('Webhook');
+    }
+    return this.get(principal, id);
+  }
+
+  /** Its pending deliveries go with it. */
+  async delete(principal: Principal, id: string): Promise<void> {
+    const result = await this.webhooks.delete({ tenantId: principal.tenantId, id });
+    if ((result.affected ?? 0) === 0) {
+      throw ApiError.notFound('Webhook');
+    }
+  }
+
+  /** The signing secret of a webhook, for the sender. */
+  async secretOf(webhook: Webhook): Promise<string> {
+    return (await this.cipher.openJson(
+      WEBHOOK_SECRET_SEAL,
+      webhook.tenantId,
+      webhook.id,
+      webhook.secret,
+    )) as string;
+  }
+
+  private checkUrl(raw: string): string {
+    const checked = checkDestinationUrl(raw, { allowLoopback: this.config.proxyAllowLoopback });
+    if (!checked.ok) {
+      throw ApiError.field('url', `The URL is not allowed: ${checked.reason}.`);
+    }
+    return checked.url.href;
+  }
+
+  private async find(tenantId: string, id: string): Promise<Webhook> {
+    const webhook = await this.webhooks.findOne({ where: { tenantId, id } });
+    if (webhook === null) {
+      throw ApiError.notFound('Webhook');
+    }
+    return webhook;
+  }
+}
+
+function toDto(webhook: Webhook): WebhookDto {
+  return {
+    id: webhook.id,
+    tenant_id: webhook.tenantId,
+    status: webhook.status,
+    name: webhook.name,
+    url: webhook.url,
+    notify_email: webhook.notifyEmail,
+    events: webhook.events,
+    created_by: webhook.createdBy,
+    created_at: webhook.createdAt.toISOString(),
+    modified_by: webhook.modifiedBy,
+    modified_at: webhook.modifiedAt?.toISOString() ?? null,
+  };
+}

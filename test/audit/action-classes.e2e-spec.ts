@@ -1,0 +1,140 @@
+import { recordOperatorAction } from '../../src/cli/operator-audit';
+import { TenantKeysService } from '../../src/crypto/tenant-keys.service';
+import { Mailer } from '../../src/tenants/invitations/mailer';
+import { eventually, LogEntry, recordsOf } from '../support/audit';
+import { applicationBody, createApplication } from '../support/application-factory';
+import { CapturingMailer, secretOf } from '../support/mail';
+import { formulaBody, newReactor, reactorsApi } from '../support/reactor-factory';
+import { TestContext, TestTenant } from '../support/test-app';
+import { tokenApp } from '../support/token-factory';
+
+describe('audit records of management actions', () => {
+  let ctx: TestContext;
+  let tenant: TestTenant;
+  const mailer = new CapturingMailer();
+  beforeAll(async () => {
+    ctx = await TestContext.create({ overrides: [{ provide: Mailer, useValue: mailer }] });
+    tenant = await ctx.newTenant();
+  });
+  afterAll(() => ctx.close());
+
+  /** Exactly one record of the operation on the entity, by the tenant's management application. */
+  async function one(operation: string, entityId: string | null): Promise<LogEntry> {
+    const records = await recordsOf(ctx, tenant.tenantId, operation, entityId);
+    expect(records).toHaveLength(1);
+    return records[0];
+  }
+  const management = async (): Promise<string> =>
+    (await ctx.http.get('/applications/key').set('BT-API-KEY', tenant.key)).body.id as string;
+
+  it('records application create, update (rules changed), regenerate and delete', async () => {
+    const created = await createApplication(ctx, tenant, applicationBody());
+    const id = created.body.id as string;
+    const actor = await management();
+    expect(await one('create', id)).toMatchObject({
+      entity_type: 'application',
+      actor_id: actor,
+      outcome: 'success',
+    });
+    await ctx.http
+      .put(`/applications/${id}`)
+      .set('BT-API-KEY', tenant.key)
+      .send({ name: 'Renamed', permissions: ['token:read'], rules: [] })
+      .expect(200);
+    expect((await one('update', id)).message).toBe('Application updated');
+    await ctx.http
+      .put(`/applications/${id}`)
+      .set('BT-API-KEY', tenant.key)
+      .send({
+        name: 'Renamed',
+        rules: [
+          {
+            description: 'r',
+            priority: 1,
+            container: '/pci/',
+            transform: 'mask',
+            permissions: ['token:read'],
+          },
+        ],
+      })
+      .expect(200);
+    expect((await recordsOf(ctx, tenant.tenantId, 'update', id)).map((r) => r.message)).toContain(
+      'Application updated (access rules changed)',
+    );
+    await ctx.http.post(`/applications/${id}/regenerate`).set('BT-API-KEY', tenant.key).expect(200);
+    await one('regenerate', id);
+    await ctx.http.delete(`/applications/${id}`).set('BT-API-KEY', tenant.key).expect(204);
+    await one('delete', id);
+  });
+
+  it('records formula and reactor changes and each reaction, naming the tokens it used', async () => {
+    const api = reactorsApi(ctx, tenant);
+    const { formulaId, reactorId } = await newReactor(ctx, tenant);
+    expect(await one('create', formulaId)).toMatchObject({ entity_type: 'reactor_formula' });
+    expect(await one('create', reactorId)).toMatchObject({ entity_type: 'reactor' });
+    expect((await api.updateFormula(formulaId, formulaBody({ name: 'Echo 2' }))).status).toBe(200);
+    await one('update', formulaId);
+    const updated = await api.update(reactorId, { name: 'R2', configuration: { currency: 'EUR' } });
+    expect(updated.status).toBe(200);
+    await one('update', reactorId);
+
+    const user = await tokenApp(ctx, tenant, [], ['token:create', 'token:use']);
+    const token = (await user.api.create({ type: 'token', data: 'x' })).body.id as string;
+    const reacted = await api.react(reactorId, { args: { t: `{{ ${token} }}` } }, user.key);
+    expect(reacted.status).toBe(200);
+    expect(await one('react', reactorId)).toMatchObject({ actor_id: user.id });
+    expect((await one('detokenize', null)).message).toBe(`Tokens used: ${token} (reveal)`);
+
+    expect((await api.delete(reactorId)).status).toBe(204);
+    await one('delete', reactorId);
+    expect((await api.deleteFormula(formulaId)).status).toBe(204);
+    await one('delete', formulaId);
+  });
+
+  it('records invitations (create, resend, delete), the member who accepts and the member removed', async () => {
+    const invite = (email: string) =>
+      ctx.http.post('/tenants/self/invitations').set('BT-API-KEY', tenant.key).send({ email });
+    const dropped = (await invite('gone@example.com')).body.id as string;
+    await one('create', dropped);
+    await ctx.http
+      .post(`/tenants/self/invitations/${dropped}/resend`)
+      .set('BT-API-KEY', tenant.key)
+      .expect(200);
+    await one('resend', dropped);
+    await ctx.http.delete(`/tenants/self/invitations/${dropped}`).set('BT-API-KEY', tenant.key).expect(204);
+    await one('delete', dropped);
+
+    const sentBefore = mailer.sent.length;
+    const kept = (await invite('rose@example.com')).body.id as string;
+    expect((await one('create', kept)).entity_type).toBe('tenant_invitation');
+    const secret = await eventually(() =>
+      Promise.resolve(
+        mailer.sent.length > sentBefore ? secretOf(mailer.sent[mailer.sent.length - 1].text) : null,
+      ),
+    );
+    const accepted = await ctx.http
+      .post('/invitations/accept')
+      .send({ token: secret, first_name: 'Rose', last_name: 'Tyler' });
+    expect(accepted.status).toBe(200);
+    const memberId = accepted.body.member.id as string;
+    const joined = await one('create', memberId);
+    expect(joined).toMatchObject({ entity_type: 'tenant_member', actor_type: 'user' });
+    await ctx.http.delete(`/tenants/self/members/${memberId}`).set('BT-API-KEY', tenant.key).expect(204);
+    await one('delete', memberId);
+  });
+
+  it('records key rotation commands as the system', async () => {
+    const version = await ctx.get(TenantKeysService).rotateDataKey(tenant.tenantId);
+    await recordOperatorAction(
+      ctx.vault.app,
+      [tenant.tenantId],
+      'rotate',
+      `Data key rotated to version ${version}`,
+    );
+    expect(await one('rotate', null)).toMatchObject({
+      actor_type: 'system',
+      actor_id: null,
+      entity_type: 'tenant_key',
+    });
+  });
+});
