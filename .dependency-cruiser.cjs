@@ -7,7 +7,7 @@
  *               reactor-formulas, health, jobs, sandbox-bridges, webhooks: one Nest module per folder
  *   engines     access (permissions, principals, access rules, decorators), expressions, outbound,
  *               sandbox, metrics, rate-limits (the shared limiter), audit (the audit trail), events (the
- *               webhook outbox's writer): shared machinery that knows no resource
+ *               webhook outbox's writer), mail (the Mailer): shared machinery that knows no resource
  *   foundation  common, config, crypto, database, logging.ts: know nothing above them
  *
  * A resource uses another resource only through its public surface: the *.module.ts, services, entities
@@ -27,7 +27,17 @@ const RESOURCES = [
   'sandbox-bridges',
   'webhooks',
 ];
-const ENGINES = ['access', 'expressions', 'outbound', 'sandbox', 'metrics', 'rate-limits', 'audit', 'events'];
+const ENGINES = [
+  'access',
+  'expressions',
+  'outbound',
+  'sandbox',
+  'metrics',
+  'rate-limits',
+  'audit',
+  'events',
+  'mail',
+];
 const FOUNDATION = ['common', 'config', 'crypto', 'database'];
 const TOP =
   '^src/(app\\.module|app|main|cli|openapi|openapi-docs|openapi-examples|entities)\\.ts$|^src/(cli|migrations)/';

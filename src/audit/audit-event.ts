@@ -14,6 +14,7 @@ export const AUDIT_ENTITY_TYPES = {
   tenant_member: 'Tenant Member',
   tenant_invitation: 'Tenant Invitation',
   tenant_key: 'Tenant Key',
+  webhook: 'Webhook',
   log: 'Log',
 } as const;
 

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { backoffDelay, causeOf, retryUntilDone, runDetached } from './supervisor';
+import { backoffDelay, causeOf, Poller, retryUntilDone, runDetached } from './supervisor';
 
 class RecordingLogger extends Logger {
   readonly lines: string[] = [];
@@ -101,5 +101,59 @@ describe('retryUntilDone', () => {
     handle.stop();
     await handle.done;
     expect(calls).toBe(1);
+  });
+});
+
+describe('Poller', () => {
+  const until = async (done: () => boolean): Promise<void> => {
+    for (let i = 0; i < 1000 && !done(); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  };
+
+  it('looks at once and again after each look, backing off after failures with one line each', async () => {
+    const logger = new RecordingLogger();
+    const outcomes = ['ok', 'fail', 'fail', 'ok', 'ok'];
+    let looks = 0;
+    let concurrent = 0;
+    const poller = new Poller(
+      logger,
+      'outbox look',
+      async () => {
+        expect(++concurrent).toBe(1);
+        await flush();
+        concurrent--;
+        if (outcomes[looks++] === 'fail') {
+          throw Object.assign(new Error('down'), { code: '57P01' });
+        }
+      },
+      1,
+      { initialMs: 1, maxMs: 2 },
+    );
+    poller.start();
+    await until(() => looks >= outcomes.length);
+    await poller.stop(100);
+    expect(looks).toBeGreaterThanOrEqual(outcomes.length);
+    expect(logger.lines).toEqual(['outbox look failed: Error 57P01', 'outbox look failed: Error 57P01']);
+  });
+
+  it('stops: no look after stop, and the look under way is awaited at most the given time', async () => {
+    let looks = 0;
+    let release: () => void = () => undefined;
+    const poller = new Poller(
+      new RecordingLogger(),
+      'outbox look',
+      () => {
+        looks++;
+        return new Promise<void>((resolve) => (release = resolve));
+      },
+      1,
+    );
+    poller.start();
+    await until(() => looks === 1);
+    await poller.stop(5); // the look never ends by itself: stop returns anyway
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(looks).toBe(1);
   });
 });

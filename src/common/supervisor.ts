@@ -111,3 +111,51 @@ export function retryUntilDone(
     },
   };
 }
+
+/**
+ * An outbox's look, repeated: at once, then every `everyMs` after the previous look ended (looks never
+ * overlap); after failed looks (a database outage), later, with capped backoff. `stop` ends the loop and
+ * gives the look under way at most `waitMs` to finish.
+ */
+export class Poller {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly task: string,
+    private readonly look: () => Promise<unknown>,
+    private readonly everyMs: number,
+    private readonly backoff: BackoffOptions = { initialMs: everyMs, maxMs: 60_000 },
+  ) {}
+
+  start(): void {
+    this.schedule(0, 0);
+  }
+
+  async stop(waitMs: number): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== null) {
+      clearTimeout(this.timer);
+    }
+    if (this.running !== null) {
+      await waitAtMost(this.running, waitMs);
+    }
+  }
+
+  private schedule(delayMs: number, failures: number): void {
+    if (this.stopped) {
+      return;
+    }
+    this.timer = setTimeout(() => {
+      this.running = this.look().then(
+        () => this.schedule(this.everyMs, 0),
+        (err: unknown) => {
+          this.logger.warn(`${this.task} failed: ${causeOf(err)}`);
+          this.schedule(backoffDelay(failures, this.backoff), failures + 1);
+        },
+      );
+    }, delayMs).unref();
+  }
+}

@@ -2,9 +2,12 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Counter } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { AuditService } from '../audit/audit.service';
 import { Clock } from '../common/clock';
-import { backoffDelay, BackoffOptions, causeOf, runDetached, waitAtMost } from '../common/supervisor';
+import { escapeHtml } from '../common/html';
+import { backoffDelay, BackoffOptions, causeOf, Poller } from '../common/supervisor';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Mailer } from '../mail/mailer';
 import { MetricsService } from '../metrics/metrics.service';
 import { OutboundClient, OutboundError } from '../outbound';
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signatureHeader } from './webhook-signature';
@@ -23,7 +26,6 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 export const DELIVERY_LEASE_MS = 60_000;
 /** How often due deliveries are looked for, by every replica (a claim takes each one exactly once). */
 export const DELIVERY_POLL_MS = 1_000;
-const POLL_BACKOFF: BackoffOptions = { initialMs: DELIVERY_POLL_MS, maxMs: 60_000 };
 const BATCH = 20;
 const SHUTDOWN_WAIT_MS = 5_000;
 /** A receiver's answer is read (to reuse the connection) up to this size and otherwise ignored. */
@@ -52,9 +54,12 @@ export type DeliveryOutcome = 'delivered' | 'retry' | 'failed' | 'disabled';
 export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Webhooks');
   private readonly outcomes: Counter<'outcome'>;
-  private readonly inFlight = new Set<Promise<number>>();
-  private poll: NodeJS.Timeout | null = null;
-  private stopped = false;
+  private readonly poller = new Poller(
+    this.logger,
+    'webhook delivery look',
+    () => this.deliverDue(),
+    DELIVERY_POLL_MS,
+  );
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -62,6 +67,8 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly webhooks: WebhooksService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly audit: AuditService,
+    private readonly mailer: Mailer,
     metrics: MetricsService,
   ) {
     this.outcomes = new Counter({
@@ -75,17 +82,13 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
   /** With the scheduled jobs: a look at once (deliveries left by a restart), then every DELIVERY_POLL_MS. */
   onApplicationBootstrap(): void {
     if (this.config.jobsEnabled) {
-      this.schedule(0, 0);
+      this.poller.start();
     }
   }
 
   /** No new look; attempts under way get a few seconds, then their leases lapse and another look retries. */
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    if (this.poll !== null) {
-      clearTimeout(this.poll);
-    }
-    await waitAtMost(Promise.allSettled([...this.inFlight]), SHUTDOWN_WAIT_MS);
+    await this.poller.stop(SHUTDOWN_WAIT_MS);
   }
 
   /** One look: claims and sends due deliveries until none is left. How many were attempted here. */
@@ -150,6 +153,41 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
         { webhook: row.webhook_id },
         'webhook disabled after a sustained run of failed deliveries',
       );
+      await this.noticeDisabled(webhook, cause);
+    }
+  }
+
+  /**
+   * A disabled webhook is audited (as the vault's own action) and, when it names a `notify_email`, its
+   * owner is told by e-mail once: what was disabled, the last failure's code, how to enable it again. The
+   * URL is not in the message (it may carry credentials). A mail that cannot be sent is logged, not retried.
+   */
+  private async noticeDisabled(webhook: Webhook, cause: string): Promise<void> {
+    await this.audit.record({
+      tenantId: webhook.tenantId,
+      actor: null,
+      entityType: 'webhook',
+      entityId: webhook.id,
+      operation: 'disable',
+      message: `Webhook disabled after ${DISABLE_AFTER_FAILURES} failed deliveries in a row (last: ${cause})`,
+    });
+    if (webhook.notifyEmail === null) {
+      return;
+    }
+    const lines = [
+      `The webhook "${webhook.name}" (${webhook.id}) was disabled: its last ${DISABLE_AFTER_FAILURES}`,
+      `deliveries failed (the last with ${cause}). Its pending events were dropped, and it receives no new`,
+      'events until it is updated (PUT /webhooks/{id}), which enables it again.',
+    ];
+    try {
+      await this.mailer.send({
+        to: webhook.notifyEmail,
+        subject: `Webhook disabled: ${webhook.name}`,
+        text: lines.join('\n'),
+        html: `<p>${lines.map(escapeHtml).join(' ')}</p>`,
+      });
+    } catch (err) {
+      this.logger.error({ webhook: webhook.id, cause: causeOf(err) }, 'webhook disabled notice not sent');
     }
   }
 
@@ -227,27 +265,5 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
       [row.tenant_id, row.webhook_id],
     );
     return true;
-  }
-
-  /** The next look after `delayMs`; after failed looks (a database outage), later. */
-  private schedule(delayMs: number, failures: number): void {
-    if (this.stopped) {
-      return;
-    }
-    const look = async (): Promise<void> => {
-      const running = this.deliverDue();
-      this.inFlight.add(running);
-      let next = 0;
-      try {
-        await running;
-      } catch (err) {
-        next = failures + 1;
-        this.logger.warn(`webhook delivery look failed: ${causeOf(err)}`);
-      } finally {
-        this.inFlight.delete(running);
-      }
-      this.schedule(next === 0 ? DELIVERY_POLL_MS : backoffDelay(next - 1, POLL_BACKOFF), next);
-    };
-    this.poll = setTimeout(() => runDetached(this.logger, 'webhook delivery look', look), delayMs).unref();
   }
 }

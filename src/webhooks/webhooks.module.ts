@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { MailModule } from '../mail/mail.module';
 import { WebhookSender } from './webhook-sender';
 import { Webhook } from './webhook.entity';
 import { WebhooksController } from './webhooks.controller';
@@ -7,7 +8,7 @@ import { WebhooksService } from './webhooks.service';
 
 /** /webhooks and the delivery of the webhook outbox (events are published through the global Events). */
 @Module({
-  imports: [TypeOrmModule.forFeature([Webhook])],
+  imports: [TypeOrmModule.forFeature([Webhook]), MailModule],
   controllers: [WebhooksController],
   providers: [WebhooksService, WebhookSender],
   exports: [WebhooksService, WebhookSender],

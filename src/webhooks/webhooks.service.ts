@@ -3,6 +3,8 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { Principal } from '../access/principal';
+import { AuditService } from '../audit/audit.service';
+import { auditEvent } from '../audit/audit-event';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
 import { Page, pageOf, pageOffset } from '../common/pagination';
@@ -24,6 +26,7 @@ export class WebhooksService {
     @InjectRepository(Webhook) private readonly webhooks: Repository<Webhook>,
     private readonly cipher: TenantCipher,
     private readonly clock: Clock,
+    private readonly audit: AuditService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -35,7 +38,7 @@ export class WebhooksService {
     }
     const id = randomUUID();
     const secret = generateWebhookSecret();
-    await this.webhooks.insert({
+    const row: Partial<Webhook> = {
       tenantId,
       id,
       name: dto.name,
@@ -50,6 +53,11 @@ export class WebhooksService {
       createdAt: this.clock.now(),
       modifiedBy: null,
       modifiedAt: null,
+    };
+    // The webhook and its audit record commit together: who can receive the tenant's events is audited.
+    await this.webhooks.manager.transaction(async (m) => {
+      await m.insert(Webhook, row);
+      await this.audit.record(auditEvent(principal, 'webhook', id, 'create', 'Webhook created'), m);
     });
     return { ...toDto(await this.find(tenantId, id)), secret };
   }
@@ -71,32 +79,39 @@ export class WebhooksService {
   /** Replaces the fields; enables a disabled webhook again (its failure count starts over). */
   async update(principal: Principal, id: string, dto: WebhookBodyDto): Promise<WebhookDto> {
     const url = this.checkUrl(dto.url);
-    const result = await this.webhooks.update(
-      { tenantId: principal.tenantId, id },
-      {
-        name: dto.name,
-        url,
-        notifyEmail: dto.notify_email ?? null,
-        events: dto.events,
-        status: 'enabled',
-        consecutiveFailures: 0,
-        failingSince: null,
-        modifiedBy: principal.applicationId,
-        modifiedAt: this.clock.now(),
-      },
-    );
-    if ((result.affected ?? 0) === 0) {
-      throw ApiError.notFound('Webhook');
-    }
+    await this.webhooks.manager.transaction(async (m) => {
+      const result = await m.update(
+        Webhook,
+        { tenantId: principal.tenantId, id },
+        {
+          name: dto.name,
+          url,
+          notifyEmail: dto.notify_email ?? null,
+          events: dto.events,
+          status: 'enabled',
+          consecutiveFailures: 0,
+          failingSince: null,
+          modifiedBy: principal.applicationId,
+          modifiedAt: this.clock.now(),
+        },
+      );
+      if ((result.affected ?? 0) === 0) {
+        throw ApiError.notFound('Webhook');
+      }
+      await this.audit.record(auditEvent(principal, 'webhook', id, 'update', 'Webhook updated'), m);
+    });
     return this.get(principal, id);
   }
 
   /** Its pending deliveries go with it. */
   async delete(principal: Principal, id: string): Promise<void> {
-    const result = await this.webhooks.delete({ tenantId: principal.tenantId, id });
-    if ((result.affected ?? 0) === 0) {
-      throw ApiError.notFound('Webhook');
-    }
+    await this.webhooks.manager.transaction(async (m) => {
+      const result = await m.delete(Webhook, { tenantId: principal.tenantId, id });
+      if ((result.affected ?? 0) === 0) {
+        throw ApiError.notFound('Webhook');
+      }
+      await this.audit.record(auditEvent(principal, 'webhook', id, 'delete', 'Webhook deleted'), m);
+    });
   }
 
   /** The signing secret of a webhook, for the sender. */

@@ -1,6 +1,6 @@
 import { recordOperatorAction } from '../../src/cli/operator-audit';
 import { TenantKeysService } from '../../src/crypto/tenant-keys.service';
-import { Mailer } from '../../src/tenants/invitations/mailer';
+import { Mailer } from '../../src/mail/mailer';
 import { eventually, LogEntry, recordsOf } from '../support/audit';
 import { applicationBody, createApplication } from '../support/application-factory';
 import { CapturingMailer, secretOf } from '../support/mail';
@@ -89,6 +89,45 @@ describe('audit records of management actions', () => {
     await one('delete', reactorId);
     expect((await api.deleteFormula(formulaId)).status).toBe(204);
     await one('delete', formulaId);
+  });
+
+  it('records a token a reactor creates through req.bt as its own create, by the reactor’s application', async () => {
+    const api = reactorsApi(ctx, tenant);
+    const writer = await tokenApp(ctx, tenant, [], ['token:create']);
+    const code =
+      "module.exports = async (req) => ({ raw: { id: (await req.bt.tokens.create({ type: 'token', data: 'from code' })).id } });";
+    const created = await api.create({ name: 'Creates', code, application: { id: writer.id } });
+    expect(created.status).toBe(201);
+    const caller = await tokenApp(ctx, tenant, [], ['token:use']);
+    const reacted = await api.react(created.body.id as string, { args: {} }, caller.key);
+    expect(reacted.status).toBe(200);
+    const tokenId = reacted.body.raw.id as string;
+    expect(await one('create', tokenId)).toMatchObject({
+      actor_id: writer.id,
+      actor_type: 'application',
+      entity_type: 'token',
+      outcome: 'success',
+    });
+  });
+
+  it('records webhook create, update and delete', async () => {
+    const body = { name: 'Hook', url: 'https://hooks.example.com/in', events: ['tenant.invitation.deleted'] };
+    const created = await ctx.http.post('/webhooks').set('BT-API-KEY', tenant.key).send(body);
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    try {
+      const manager = await management();
+      expect(await one('create', id)).toMatchObject({ entity_type: 'webhook', actor_id: manager });
+      const renamed = await ctx.http
+        .put(`/webhooks/${id}`)
+        .set('BT-API-KEY', tenant.key)
+        .send({ ...body, name: 'Hook 2' });
+      expect(renamed.status).toBe(200);
+      await one('update', id);
+    } finally {
+      expect((await ctx.http.delete(`/webhooks/${id}`).set('BT-API-KEY', tenant.key)).status).toBe(204);
+    }
+    await one('delete', id);
   });
 
   it('records invitations (create, resend, delete), the member who accepts and the member removed', async () => {

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { BasisTheoryClient } from '@basis-theory/node-sdk';
 import { BasisTheory } from '@basis-theory/basis-theory-js';
-import { Mailer } from '../../src/tenants/invitations/mailer';
+import { Mailer } from '../../src/mail/mailer';
 import { CapturingMailer, secretOf } from '../support/mail';
 import { TestContext, TestTenant } from '../support/test-app';
 import { cardData, cardNumber } from '../support/token-factory';

@@ -1,6 +1,6 @@
 import { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { Mailer, MailMessage } from '../../src/tenants/invitations/mailer';
+import { Mailer, MailMessage } from '../../src/mail/mailer';
 
 /** A Mailer double that keeps what it was asked to send. */
 export class CapturingMailer extends Mailer {

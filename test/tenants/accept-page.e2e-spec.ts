@@ -1,4 +1,4 @@
-import { Mailer } from '../../src/tenants/invitations/mailer';
+import { Mailer } from '../../src/mail/mailer';
 import { describeInBrowser, listenLocally, withBrowser } from '../support/browser';
 import { CapturingMailer, secretOf } from '../support/mail';
 import { TestContext, TestTenant } from '../support/test-app';

@@ -5,7 +5,7 @@ import {
   InvitationMailSender,
   MAX_MAIL_ATTEMPTS,
 } from '../../src/tenants/invitations/invitation-mail-sender';
-import { Mailer } from '../../src/tenants/invitations/mailer';
+import { Mailer } from '../../src/mail/mailer';
 import { smtpEnv, startSmtpServer, TestSmtpServer } from '../support/mail';
 import { TestClock } from '../support/test-clock';
 import { TestContext, TestTenant } from '../support/test-app';

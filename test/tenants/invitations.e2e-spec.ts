@@ -1,6 +1,6 @@
 import { Clock } from '../../src/common/clock';
 import { InvitationExpiryService } from '../../src/jobs/invitation-expiry.service';
-import { Mailer } from '../../src/tenants/invitations/mailer';
+import { Mailer } from '../../src/mail/mailer';
 import { CapturingMailer, secretOf } from '../support/mail';
 import { expectProblem } from '../support/problems';
 import { TestClock } from '../support/test-clock';

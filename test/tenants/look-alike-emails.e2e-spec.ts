@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hashSecret } from '../../src/crypto';
 import { CanonicalEmails1763791500000 } from '../../src/migrations/1763791500000-canonical-emails';
-import { Mailer } from '../../src/tenants/invitations/mailer';
+import { Mailer } from '../../src/mail/mailer';
 import { CapturingMailer, secretOf } from '../support/mail';
 import { expectProblem } from '../support/problems';
 import { TestContext, TestTenant } from '../support/test-app';

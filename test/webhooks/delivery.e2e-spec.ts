@@ -5,6 +5,8 @@ import { Clock } from '../../src/common/clock';
 import { OUTBOUND_RESOLVER } from '../../src/outbound';
 import { DISABLE_AFTER_FAILURES, WebhookSender } from '../../src/webhooks/webhook-sender';
 import { staticResolver, TEST_HOST } from '../support/outbound';
+import { recordsOf } from '../support/audit';
+import { decodeQuotedPrintable, smtpEnv, startSmtpServer, TestSmtpServer } from '../support/mail';
 import { overridingFactory } from '../support/overrides';
 import { proxyFixture, ProxyFixture } from '../support/proxy-fixture';
 import type { TestTenant } from '../support/test-app';
@@ -17,14 +19,17 @@ describe('webhook deliveries', () => {
   let fx: ProxyFixture;
   let clock: TestClock;
   let receiver: WebhookReceiver;
+  let smtp: TestSmtpServer;
 
   beforeAll(async () => {
     clock = new TestClock();
-    fx = await proxyFixture({ overrides: [{ provide: Clock, useValue: clock }] });
+    smtp = await startSmtpServer();
+    fx = await proxyFixture({ overrides: [{ provide: Clock, useValue: clock }], env: smtpEnv(smtp) });
     receiver = await webhookReceiver(fx);
   });
   afterAll(async () => {
     await fx.close();
+    await smtp.close();
   });
   beforeEach(() => {
     receiver.received.length = 0;
@@ -38,6 +43,7 @@ describe('webhook deliveries', () => {
     PROXY_CA_FILE: fx.ca.file,
     SANDBOX_WORKERS: '1',
     JOBS_ENABLED: String(jobs),
+    ...smtpEnv(smtp),
   });
 
   async function until(what: string, check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
@@ -126,6 +132,19 @@ describe('webhook deliveries', () => {
 
   it('disables a webhook after a sustained run of failures, drops its pending events, and enables it on update', async () => {
     const { tenant, create } = await tenantWithHook('Disable');
+    const [hook] = (await fx.ctx.http.get('/webhooks').set('BT-API-KEY', tenant.key)).body.data as {
+      id: string;
+    }[];
+    const notify = await fx.ctx.http
+      .put(`/webhooks/${hook.id}`)
+      .set('BT-API-KEY', tenant.key)
+      .send({
+        name: 'Orders',
+        url: receiver.url,
+        events: ['token.created'],
+        notify_email: 'ops@example.com',
+      });
+    expect(notify.status).toBe(200);
     receiver.answer = 503;
     await create(3);
     for (let i = 0; i < DISABLE_AFTER_FAILURES; i++) {
@@ -135,6 +154,15 @@ describe('webhook deliveries', () => {
     const list = await fx.ctx.http.get('/webhooks').set('BT-API-KEY', tenant.key);
     const webhook = (list.body.data as Record<string, unknown>[])[0];
     expect(webhook.status).toBe('disabled');
+    // The owner is told once, through the mail server, without the URL; the vault audits the change.
+    expect(smtp.received.map((m) => m.to)).toEqual([['ops@example.com']]);
+    const mail = decodeQuotedPrintable(smtp.received[0].raw);
+    expect(mail).toContain('Subject: Webhook disabled: Orders');
+    expect(mail).toContain(`(${hook.id}) was disabled`);
+    expect(mail).toContain('HTTP_503');
+    expect(mail).not.toContain(receiver.url);
+    const disabled = await recordsOf(fx.ctx, tenant.tenantId, 'disable', hook.id);
+    expect(disabled).toEqual([expect.objectContaining({ actor_type: 'system', entity_type: 'webhook' })]);
     const rows = await deliveryRows(fx.ctx, tenant.tenantId);
     expect(rows.every((r) => r.status === 'failed')).toBe(true);
     // A disabled webhook gets no new events.

@@ -1,5 +1,5 @@
 import { EVENT_TYPES } from '../../src/events/event-types';
-import { Mailer } from '../../src/tenants/invitations/mailer';
+import { Mailer } from '../../src/mail/mailer';
 import { WebhookSender } from '../../src/webhooks/webhook-sender';
 import { CapturingMailer, secretOf } from '../support/mail';
 import { createProxy, proxyFixture, ProxyFixture } from '../support/proxy-fixture';

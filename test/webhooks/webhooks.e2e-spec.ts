@@ -180,7 +180,7 @@ describe('webhooks', () => {
 
     it("verifies with the README's Node snippet", async () => {
       const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
-      const section = readme.slice(readme.indexOf('### Webhooks'));
+      const section = readme.slice(readme.indexOf('## Webhooks'));
       const snippet = /```js\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
       // The verification function, without the example server that follows it.
       const code = snippet.slice(0, snippet.indexOf('// A receiver'));

@@ -3,14 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ApplicationsService } from '../../applications/applications.service';
 import { Clock } from '../../common/clock';
-import { backoffDelay, BackoffOptions, causeOf, runDetached, waitAtMost } from '../../common/supervisor';
+import { backoffDelay, BackoffOptions, causeOf, Poller, waitAtMost } from '../../common/supervisor';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { TenantCipher } from '../../crypto/tenant-cipher.service';
 import { Tenant } from '../tenant.entity';
 import { Invitation, statusAt } from './invitation.entity';
 import { invitationMail } from './invitation-mail';
 import { MAIL_SECRET_SEAL } from './invitation-outbox';
-import { Mailer, MailMessage } from './mailer';
+import { Mailer, MailMessage } from '../../mail/mailer';
 
 /** Attempts before an e-mail is given up ("failed"); with the backoff below, about six hours of trying. */
 export const MAX_MAIL_ATTEMPTS = 12;
@@ -56,9 +56,15 @@ export function mailFailureCause(err: unknown): string {
 @Injectable()
 export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('InvitationMail');
+  /** E-mails sent right after their request (sendSoon), awaited at shutdown. */
   private readonly inFlight = new Set<Promise<boolean>>();
-  private poll: NodeJS.Timeout | null = null;
-  private stopped = false;
+  private readonly poller = new Poller(
+    this.logger,
+    'invitation e-mail look',
+    () => this.deliverDue(),
+    MAIL_POLL_MS,
+    MAIL_POLL_BACKOFF,
+  );
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -72,7 +78,7 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
   /** With the scheduled jobs: a look at once (e-mails left by a restart), then every MAIL_POLL_MS. */
   onApplicationBootstrap(): void {
     if (this.config.jobsEnabled) {
-      this.schedule(0, 0);
+      this.poller.start();
     }
   }
 
@@ -82,11 +88,10 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
    * the e-mail is tried again.
    */
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    if (this.poll !== null) {
-      clearTimeout(this.poll);
-    }
-    await waitAtMost(Promise.all([...this.inFlight]), SHUTDOWN_WAIT_MS);
+    await Promise.all([
+      this.poller.stop(SHUTDOWN_WAIT_MS),
+      waitAtMost(Promise.all([...this.inFlight]), SHUTDOWN_WAIT_MS),
+    ]);
   }
 
   /**
@@ -234,17 +239,5 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
       this.inFlight.delete(running);
       return ok;
     });
-  }
-
-  /** The next look after `delayMs`; after failed looks, later (capped backoff with jitter). */
-  private schedule(delayMs: number, failures: number): void {
-    if (this.stopped) {
-      return;
-    }
-    const look = async (): Promise<void> => {
-      const next = (await this.track('invitation e-mail look', () => this.deliverDue())) ? 0 : failures + 1;
-      this.schedule(next === 0 ? MAIL_POLL_MS : backoffDelay(next - 1, MAIL_POLL_BACKOFF), next);
-    };
-    this.poll = setTimeout(() => runDetached(this.logger, 'invitation e-mail look', look), delayMs).unref();
   }
 }

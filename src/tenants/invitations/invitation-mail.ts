@@ -1,5 +1,5 @@
 import { escapeHtml } from '../../common/html';
-import type { MailMessage } from './mailer';
+import type { MailMessage } from '../../mail/mailer';
 
 export interface InvitationMailInput {
   to: string;

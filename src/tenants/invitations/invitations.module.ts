@@ -2,7 +2,6 @@ import { TenantsModule } from '../tenants.module';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationsModule } from '../../applications/applications.module';
-import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { AcceptController } from './accept.controller';
 import { AcceptRateLimit } from './accept-rate-limit';
 import { Invitation } from './invitation.entity';
@@ -11,10 +10,10 @@ import { InvitationMailThrottle } from './invitation-mail-throttle';
 import { InvitationOutbox } from './invitation-outbox';
 import { InvitationsController } from './invitations.controller';
 import { InvitationsService } from './invitations.service';
-import { Mailer, mailerFor } from './mailer';
+import { MailModule } from '../../mail/mail.module';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Invitation]), ApplicationsModule, TenantsModule],
+  imports: [TypeOrmModule.forFeature([Invitation]), ApplicationsModule, TenantsModule, MailModule],
   controllers: [InvitationsController, AcceptController],
   providers: [
     InvitationsService,
@@ -22,7 +21,6 @@ import { Mailer, mailerFor } from './mailer';
     InvitationMailThrottle,
     InvitationOutbox,
     InvitationMailSender,
-    { provide: Mailer, useFactory: (config: AppConfig) => mailerFor(config), inject: [APP_CONFIG] },
   ],
   exports: [InvitationsService, InvitationMailSender],
 })

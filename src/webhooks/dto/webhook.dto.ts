@@ -33,7 +33,8 @@ export class WebhookBodyDto {
   @ApiPropertyOptional({
     nullable: true,
     example: 'ops@example.com',
-    description: 'Kept for the operator; not mailed.',
+    description:
+      'Told by e-mail (SMTP_URL) when the webhook is disabled after a sustained run of failed deliveries.',
   })
   @IsOptional()
   @IsEmail()

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { createTransport, Transporter } from 'nodemailer';
-import { AppConfig } from '../../config/app-config';
+import { AppConfig } from '../config/app-config';
 
 export interface MailMessage {
   to: string;
