@@ -17,6 +17,11 @@ module.exports = {
   forceExit: true,
   // e2e hooks boot an app and a database; the machine may be busy.
   testTimeout: 60000,
+  // Two workers, even on two cores: much of an e2e file's time is spent waiting (timers, sockets, child
+  // processes). A worker that has grown past 1 GB (a file's leftovers: PGlite heaps, isolates) is replaced
+  // before its next file; in one long-lived process the later files ran several times slower.
+  maxWorkers: 2,
+  workerIdleMemoryLimit: '1GB',
   projects: [
     {
       displayName: 'unit',

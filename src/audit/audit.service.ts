@@ -125,6 +125,7 @@ export class AuditService {
       const principal = req.principal;
       if (
         res.statusCode === 403 &&
+        res.locals.refusalAudited !== true &&
         principal !== undefined &&
         principal !== null &&
         'tenantId' in principal

@@ -35,6 +35,8 @@ export class Authenticator {
       throw ApiError.unauthorized('The BT-API-KEY is not valid.');
     }
     await this.limits.admit(principal, req, res);
+    // Known from here on, also when refused below: the refusal is audited as this caller's (AuditService).
+    (req as Request & { principal?: Principal }).principal = principal;
     const missing = required.filter((p) => !principal.permissions.has(p));
     if (missing.length > 0) {
       throw ApiError.forbidden(`The application lacks the permission ${missing.join(', ')}.`);

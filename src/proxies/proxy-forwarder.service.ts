@@ -73,7 +73,6 @@ export class ProxyForwarder {
   /** Sends the destination's answer on `res`, or throws for the caller to answer with a proxy_error. */
   async forward(req: Request, res: Response): Promise<void> {
     const route = await this.route(req, res);
-    await this.audit.record(proxiedEvent(route.proxy, route.detokenizer, req.method));
     const path = forwardedPath(req.originalUrl);
     const query = forwardedQuery(req.originalUrl);
     const url = destinationUrl(route.destination, path, query);
@@ -108,7 +107,11 @@ export class ProxyForwarder {
       ? bodyOrNothing(req)
       : proxy?.proxy.disableDetokenization === true
         ? raw
-        : await this.detokenizedBody(raw, kind, route.detokenizer);
+        : await this.detokenizedBody(raw, kind, route.detokenizer).catch((err: unknown) =>
+            this.auditRefusal(err, route, req, res),
+          );
+    // Written (or the request refused) before any detokenized byte leaves: one record per forwarded request.
+    await this.audit.record(proxiedEvent(route.proxy, route.detokenizer, req.method));
 
     // Aborted when our caller goes away: drops a transform still waiting for the sandbox, ends the upstream.
     const gone = clientGoneSignal(res);
@@ -214,6 +217,22 @@ export class ProxyForwarder {
       proxy,
       owner: { tenantId, scope: `proxy:${proxy.proxy.id}` },
     };
+  }
+
+  /**
+   * A detokenization refused by a permission or access rule is audited as denied, naming the proxy (the
+   * generic refusal record knows neither the proxy nor, on a proxy without authentication, the actor).
+   */
+  private async auditRefusal(err: unknown, route: Route, req: Request, res: Response): Promise<never> {
+    if (err instanceof ApiError && err.status === 403) {
+      res.locals.refusalAudited = true;
+      await this.audit.record({
+        ...proxiedEvent(route.proxy, route.detokenizer, req.method),
+        outcome: 'denied',
+        message: `Detokenization refused (${req.method}): ${err.message}`,
+      });
+    }
+    throw err;
   }
 
   /** The caller, authenticated (and rate limited) as the guard does, with token:use (spec §5). */

@@ -59,7 +59,14 @@ export class ReactorRunsService implements OnApplicationBootstrap, OnApplication
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /**
+   * With the scheduled jobs (JOBS_ENABLED): a look at once (runs left by a restart) and every POLL_MS. A
+   * replica without them still runs what it queues itself, looking after each submit and each finished run.
+   */
   onApplicationBootstrap(): void {
+    if (!this.config.jobsEnabled) {
+      return;
+    }
     this.timer = setInterval(() => this.kick(), POLL_MS);
     this.timer.unref();
     this.kick();
@@ -78,11 +85,8 @@ export class ReactorRunsService implements OnApplicationBootstrap, OnApplication
     const loaded = await this.reactors.load(caller.tenantId, reactorId);
     const args = await this.react.argsFor(caller, loaded, body);
     const id = randomUUID();
-    await this.audit.record(
-      auditEvent(caller, 'reactor', reactorId, 'react-async', `Reactor invoked asynchronously (run ${id})`),
-    );
     const now = this.clock.now();
-    await this.runs.insert({
+    const row: Partial<ReactorRun> = {
       tenantId: caller.tenantId,
       id,
       reactorId,
@@ -94,6 +98,14 @@ export class ReactorRunsService implements OnApplicationBootstrap, OnApplication
       startedAt: null,
       completedAt: null,
       expiresAt: new Date(now.getTime() + RESULT_TTL_MS),
+    };
+    // The run and its record commit together: no record of a run that never queued, no unrecorded run.
+    await this.runs.manager.transaction(async (m) => {
+      await m.insert(ReactorRun, row);
+      await this.audit.record(
+        auditEvent(caller, 'reactor', reactorId, 'react-async', `Reactor invoked asynchronously (run ${id})`),
+        m,
+      );
     });
     this.kick();
     return { id, asyncReactorRequestId: id, status: 'pending' };

@@ -24,6 +24,7 @@ import {
   UpdateTokenDto,
 } from './dto/token.dto';
 import { TokensService } from './tokens.service';
+import { definedTopLevelFields } from '../common/defined-fields';
 
 const METADATA_PREFIX = 'metadata.';
 
@@ -42,7 +43,7 @@ export class TokensController {
   @ApiCreatedResponse({ type: TokenDto, description: 'The token, data masked.' })
   @ApiConflictResponse()
   create(@CurrentPrincipal() p: Principal, @Body() dto: CreateTokenDto): Promise<TokenDto> {
-    return this.tokens.create(p, definedFields(dto));
+    return this.tokens.create(p, definedTopLevelFields(dto));
   }
 
   @Get()
@@ -107,7 +108,7 @@ export class TokensController {
     @Param('id') id: string,
     @Body() dto: UpdateTokenDto,
   ): Promise<TokenDto> {
-    return this.tokens.update(p, id, definedFields(dto));
+    return this.tokens.update(p, id, definedTopLevelFields(dto));
   }
 
   @Delete(':id')
@@ -139,9 +140,4 @@ function splitMetadataFilters(raw: Record<string, unknown>): {
   }
   // fromEntries defines own properties: a `metadata.__proto__` filter stays a filter instead of being dropped
   return { query, metadata: Object.fromEntries(metadata) };
-}
-
-/** DTO instances carry every declared field (undefined when absent); the rules need only what was sent. */
-function definedFields(dto: object): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(dto).filter(([, v]) => v !== undefined));
 }

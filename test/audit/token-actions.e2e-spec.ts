@@ -77,6 +77,24 @@ describe('audit records of token actions', () => {
     expect(denied[0]).toMatchObject({ actor_id: app.id, entity_type: 'token', operation: 'post /tokens' });
   });
 
+  it('records a 403 for a missing permission as the caller’s, naming the route and the token', async () => {
+    const tenant = await ctx.newTenant();
+    const writer = await tokenApp(ctx, tenant, [], ['token:create']);
+    const id = (await writer.api.create({ type: 'token', data: 'x' })).body.id as string;
+    expect((await writer.api.get(id)).status).toBe(403);
+    const denied = await eventually(async () => {
+      const rows = (await auditRows(ctx, tenant.tenantId)).filter((r) => r.outcome === 'denied');
+      return rows.length > 0 ? rows : null;
+    });
+    expect(denied).toHaveLength(1);
+    expect(denied[0]).toMatchObject({
+      actor_id: writer.id,
+      entity_type: 'token',
+      entity_id: id,
+      operation: 'get /tokens/:id',
+    });
+  });
+
   it('counts failed authentications per key prefix, never the key', async () => {
     const key = 'key_ZZZZ' + 'x'.repeat(40);
     expect((await ctx.http.get('/tokens').set('BT-API-KEY', key)).status).toBe(401);

@@ -2,7 +2,7 @@ import { createServer, Server } from 'node:net';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBuild, freePort, spawnServer, waitForOutput } from '../support/spawned-server';
+import { ensureBuild, exitWithin, freePort, spawnServer, waitForOutput } from '../support/spawned-server';
 import { TEST_MASTER_KEYS } from '../support/test-app';
 
 const KEY = 'key_' + '7'.repeat(44);
@@ -82,7 +82,7 @@ describe('starting and stopping the server (node dist/src/main.js)', () => {
     await new Promise((r) => setTimeout(r, 150));
     first.process.kill('SIGTERM');
     await Promise.all(load);
-    const exit = await first.exited;
+    const exit = await exitWithin(first);
     expect(exit).toEqual({ code: 0, signal: null });
     expect(first.output()).not.toMatch(/"level":50|more than once/);
     // One line when the shutdown begins and one when it ends, for the operator's log.
@@ -99,7 +99,7 @@ describe('starting and stopping the server (node dist/src/main.js)', () => {
       }
     } finally {
       second.process.kill('SIGTERM');
-      expect(await second.exited).toEqual({ code: 0, signal: null });
+      expect(await exitWithin(second)).toEqual({ code: 0, signal: null });
     }
     // Two boots of a spawned server (migrations on a fresh database) and 200 writes: past the default
     // limit on a busy CI machine.

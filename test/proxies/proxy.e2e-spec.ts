@@ -1,5 +1,6 @@
 import type { Response } from 'supertest';
 import { MetricsService } from '../../src/metrics/metrics.service';
+import { auditRows, eventually } from '../support/audit';
 import { TestHttpsServer } from '../support/https-test-server';
 import { TEST_HOST } from '../support/outbound';
 import { echoedHeaders, expectProxyError, ProxyFixture, proxyFixture } from '../support/proxy-fixture';
@@ -213,6 +214,21 @@ describe('/proxy (ephemeral, BT-PROXY-URL)', () => {
       .set('BT-PROXY-URL', fx.url(echo))
       .send({ n: `{{ ${card.id} }}` });
     expectProxyError(denied, 403);
+    // Each refusal is audited once, as denied, with its caller; nothing was forwarded, so no success record.
+    const refusals = await eventually(async () => {
+      const rows = (await auditRows(fx.ctx, tenant.tenantId)).filter(
+        (r) => r.outcome === 'denied' && [noUse.id, otherContainer.id].includes(r.actor_id ?? ''),
+      );
+      return rows.length >= 2 ? rows : null;
+    });
+    expect(refusals.map((r) => [r.actor_id, r.entity_type, r.operation])).toEqual([
+      [noUse.id, 'proxy', 'post /proxy'],
+      [otherContainer.id, 'proxy', 'proxy'],
+    ]);
+    const forwarded = (await auditRows(fx.ctx, tenant.tenantId)).filter(
+      (r) => r.outcome === 'success' && [noUse.id, otherContainer.id].includes(r.actor_id ?? ''),
+    );
+    expect(forwarded).toEqual([]);
   });
 
   it('cannot detokenize another tenant’s token', async () => {

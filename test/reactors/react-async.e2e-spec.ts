@@ -155,7 +155,8 @@ describe('POST /reactors/:id/react-async and GET /reactors/:id/results/:requestI
       "SELECT id, reactor_id FROM reactor_runs WHERE status = 'pending' AND tenant_id = $1",
       [tenant.tenantId],
     );
-    await ctx.restart({ SANDBOX_WORKERS: '2', SANDBOX_TIMEOUT_MS: '3000' });
+    // The new process runs the scheduled jobs, so it looks for waiting runs at once and then every 500 ms.
+    await ctx.restart({ SANDBOX_WORKERS: '2', SANDBOX_TIMEOUT_MS: '3000', JOBS_ENABLED: 'true' });
     expect(waiting).toHaveLength(3);
     for (const run of waiting) {
       expect(await settled(run.reactor_id, run.id)).toMatchObject({ status: 'completed', raw: 1 });

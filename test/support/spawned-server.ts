@@ -66,3 +66,22 @@ export async function waitForOutput(server: SpawnedServer, text: string, ms = 30
   }
   throw new Error(`timed out waiting for "${text}": ${server.output().slice(-2000)}`);
 }
+
+/** The process's exit, or an error carrying its last output when it has not exited within `ms`. */
+export async function exitWithin(
+  server: SpawnedServer,
+  ms = 30_000,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`still running after ${ms} ms: ${server.output().slice(-3000)}`)),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([server.exited, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
