@@ -3,6 +3,7 @@ import { mergePatch } from '../common/merge-patch';
 import { ExpressionEngine, expressionMessage } from '../expressions';
 import { validateContainers, normalizeContainer } from '../access/containers';
 import { parseExpiresAt } from './rules/expires-at';
+import { readPrivacy } from './rules/privacy';
 import { addError, FieldErrors } from '../common/field-errors';
 import { defaultsFor, isTokenType, TokenType, validateTokenData } from './rules/token-types';
 
@@ -36,6 +37,7 @@ const CREATE_FIELDS = new Set([
   'fingerprint_expression',
   'deduplicate_token',
   'expires_at',
+  'privacy',
 ]);
 const PATCH_FIELDS = new Set([...CREATE_FIELDS].filter((f) => f !== 'id' && f !== 'type'));
 
@@ -80,6 +82,7 @@ export function readCreateRequest(
     expiresAt: null,
   };
   readReplaceable(fields, body, now, prefix, errors);
+  readPrivacy(fields, body, join(prefix, 'privacy'), true, errors);
   readMetadata(fields, body.metadata ?? null, prefix, errors);
   Object.assign(errors, validateTokenData(type, body.data, join(prefix, 'data')));
   checkExpressions(fields, engine, prefix, errors);
@@ -119,6 +122,7 @@ export function applyPatch(
     );
   }
   readReplaceable(next, patch, now, '', errors);
+  readPrivacy(next, patch, 'privacy', false, errors);
   checkExpressions(next, engine, '', errors);
   if (Object.keys(errors).length > 0) {
     throw ApiError.validation(errors);

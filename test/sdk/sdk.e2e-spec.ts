@@ -151,10 +151,16 @@ describe('official SDKs against the vault', () => {
       expect(detokenized).toEqual({ number, ssn: '123-45-6789' });
       await bt.tokens.delete(card.id as string);
       await expect(bt.tokens.get(card.id as string)).rejects.toMatchObject({ statusCode: 404 });
-      // Not supported yet (README, "Moving from the hosted vault"): refused by name, never half applied.
-      await expect(
-        bt.tokens.create({ type: 'token', data: 'x', privacy: { classification: 'general' } }),
-      ).rejects.toMatchObject({ statusCode: 400, body: { errors: { privacy: ['is not allowed'] } } });
+      // The older privacy placement: a container and a mask decision, as the hosted vault maps it.
+      const placed = await bt.tokens.create({
+        type: 'card',
+        data: { number, expiration_month: 12, expiration_year: 2030 },
+        privacy: { classification: 'pii', impactLevel: 'moderate', restrictionPolicy: 'redact' },
+      });
+      expect([placed.containers, placed.mask]).toEqual([['/pii/moderate/'], undefined]);
+      const lowered = await bt.tokens.update(placed.id as string, { privacy: { impactLevel: 'low' } });
+      expect(lowered.containers).toEqual(['/pii/low/']);
+      await bt.tokens.delete(placed.id as string);
     });
 
     it('tenants: self get/update/usage, owner, security contact, members update, invitations', async () => {

@@ -3,6 +3,7 @@ import { Allow, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { PageQueryDto, PaginationDto } from '../../common/pagination';
 import { ToArray } from '../../common/query';
 import { AsSent } from '../../common/validation';
+import { CLASSIFICATIONS, IMPACT_LEVELS, RESTRICTION_POLICIES } from '../rules/privacy';
 import { TOKEN_TYPES } from '../rules/token-types';
 
 const anyJson = {
@@ -14,6 +15,18 @@ const anyJson = {
     { type: 'boolean' },
   ],
 };
+
+const PRIVACY_DESCRIPTION =
+  "The hosted vault's older placement, still sent by its SDKs (accepted on input only): classification and " +
+  'impact_level name the container /<classification>/<impact_level>/ (not with `containers`); ' +
+  'restriction_policy `redact` removes the mask, so a reader whose access rule says mask gets no data.';
+
+/** Documents `privacy`; readPrivacy (rules/privacy.ts) validates it. */
+export class PrivacyDto {
+  @ApiPropertyOptional({ enum: CLASSIFICATIONS, description: 'On create only.' }) classification?: string;
+  @ApiPropertyOptional({ enum: IMPACT_LEVELS }) impact_level?: string;
+  @ApiPropertyOptional({ enum: RESTRICTION_POLICIES }) restriction_policy?: string;
+}
 
 /**
  * Documents the create body for OpenAPI and lets its members through the global pipe; it validates
@@ -77,6 +90,10 @@ export class CreateTokenDto {
   })
   @Allow()
   expires_at?: string | null;
+
+  @ApiPropertyOptional({ type: () => PrivacyDto, nullable: true, description: PRIVACY_DESCRIPTION })
+  @Allow()
+  privacy?: PrivacyDto | null;
 }
 
 /** PATCH body (application/merge-patch+json): data, mask and metadata merge; the rest replace. */
@@ -96,6 +113,9 @@ export class UpdateTokenDto {
   @ApiPropertyOptional({ type: String, nullable: true }) @Allow() fingerprint_expression?: unknown;
   @ApiPropertyOptional({ type: Boolean, nullable: true }) @Allow() deduplicate_token?: unknown;
   @ApiPropertyOptional({ nullable: true }) @Allow() expires_at?: unknown;
+  @ApiPropertyOptional({ type: () => PrivacyDto, nullable: true, description: PRIVACY_DESCRIPTION })
+  @Allow()
+  privacy?: unknown;
 }
 
 export class ListTokensQueryDto extends PageQueryDto {
