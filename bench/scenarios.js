@@ -758,4 +758,6 @@ module.exports = [
     request: proxyRequest,
   },
   ...require('./hostile-scenarios'),
+  // Last: a million tokens on one tenant (PostgreSQL only).
+  ...require('./deep-page-scenarios'),
 ];

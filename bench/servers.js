@@ -34,6 +34,8 @@ function scenarioContext(server) {
     auth,
     api,
     database: server.database,
+    /** The PostgreSQL database the server runs on (null on the embedded one), for a scenario's bulk load. */
+    databaseUrl: server.databaseUrl,
     cli: (args) => server.cli(args),
     cache: new Map(),
     async createApplication({ name = 'bench', type, permissions = [], rules = [] }) {
