@@ -147,7 +147,7 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
     );
     await this.settle(row, final ? 'failed' : 'pending', cause);
     this.outcomes.inc({ outcome: final ? 'failed' : 'retry' });
-    if (await this.countFailure(row)) {
+    if (await this.countFailure(row, cause)) {
       this.outcomes.inc({ outcome: 'disabled' });
       this.logger.warn(
         { webhook: row.webhook_id },
@@ -158,19 +158,11 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * A disabled webhook is audited (as the vault's own action) and, when it names a `notify_email`, its
-   * owner is told by e-mail once: what was disabled, the last failure's code, how to enable it again. The
-   * URL is not in the message (it may carry credentials). A mail that cannot be sent is logged, not retried.
+   * When the disabled webhook names a `notify_email`, its owner is told by e-mail once: what was disabled,
+   * the last failure's code, how to enable it again. The URL is not in the message (it may carry
+   * credentials). A mail that cannot be sent is logged, not retried.
    */
   private async noticeDisabled(webhook: Webhook, cause: string): Promise<void> {
-    await this.audit.record({
-      tenantId: webhook.tenantId,
-      actor: null,
-      entityType: 'webhook',
-      entityId: webhook.id,
-      operation: 'disable',
-      message: `Webhook disabled after ${DISABLE_AFTER_FAILURES} failed deliveries in a row (last: ${cause})`,
-    });
     if (webhook.notifyEmail === null) {
       return;
     }
@@ -236,34 +228,48 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
 
   /**
    * Counts a failed attempt against the webhook; disables it (dropping its pending deliveries) after a
-   * sustained run of failures. True when this call disabled it.
+   * sustained run of failures, with its audit record. True when this call disabled it.
    */
-  private async countFailure(row: Claimed): Promise<boolean> {
+  private async countFailure(row: Claimed, cause: string): Promise<boolean> {
     const now = this.clock.now();
-    const [rows] = await this.dataSource.query<[{ status: string }[], number]>(
-      `UPDATE webhooks
-          SET consecutive_failures = consecutive_failures + 1,
-              failing_since = coalesce(failing_since, $3),
-              status = CASE WHEN consecutive_failures + 1 >= $4 AND coalesce(failing_since, $3) <= $5
-                            THEN 'disabled' ELSE status END
-        WHERE tenant_id = $1 AND id = $2 AND status = 'enabled'
-        RETURNING status`,
-      [
-        row.tenant_id,
-        row.webhook_id,
-        now,
-        DISABLE_AFTER_FAILURES,
-        new Date(now.getTime() - DISABLE_AFTER_MS),
-      ],
-    );
-    if (rows[0]?.status !== 'disabled') {
-      return false;
-    }
-    await this.dataSource.query(
-      `UPDATE webhook_deliveries SET status = 'failed', last_error = 'WEBHOOK_DISABLED'
-        WHERE tenant_id = $1 AND webhook_id = $2 AND status = 'pending'`,
-      [row.tenant_id, row.webhook_id],
-    );
-    return true;
+    // One transaction: the webhook disabled, its pending deliveries dropped, and the vault's audit record.
+    return this.dataSource.transaction(async (m) => {
+      const [rows] = await m.query<[{ status: string }[], number]>(
+        `UPDATE webhooks
+            SET consecutive_failures = consecutive_failures + 1,
+                failing_since = coalesce(failing_since, $3),
+                status = CASE WHEN consecutive_failures + 1 >= $4 AND coalesce(failing_since, $3) <= $5
+                              THEN 'disabled' ELSE status END
+          WHERE tenant_id = $1 AND id = $2 AND status = 'enabled'
+          RETURNING status`,
+        [
+          row.tenant_id,
+          row.webhook_id,
+          now,
+          DISABLE_AFTER_FAILURES,
+          new Date(now.getTime() - DISABLE_AFTER_MS),
+        ],
+      );
+      if (rows[0]?.status !== 'disabled') {
+        return false;
+      }
+      await m.query(
+        `UPDATE webhook_deliveries SET status = 'failed', last_error = 'WEBHOOK_DISABLED'
+          WHERE tenant_id = $1 AND webhook_id = $2 AND status = 'pending'`,
+        [row.tenant_id, row.webhook_id],
+      );
+      await this.audit.record(
+        {
+          tenantId: row.tenant_id,
+          actor: null,
+          entityType: 'webhook',
+          entityId: row.webhook_id,
+          operation: 'disable',
+          message: `Webhook disabled after ${DISABLE_AFTER_FAILURES} failed deliveries in a row (last: ${cause})`,
+        },
+        m,
+      );
+      return true;
+    });
   }
 }
