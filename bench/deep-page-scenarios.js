@@ -12,6 +12,7 @@
  * ciphertext is bound to the original id); masking costs every page the same anyway. PostgreSQL only.
  */
 const { Client } = require('pg');
+const { p99Vs } = require('./targets');
 
 const DEEP_TOKENS = 1_000_000;
 const API_TOKENS = 200;
@@ -34,7 +35,7 @@ async function seed(ctx) {
       '--json',
     ]);
     const key = JSON.parse(output.trim().split('\n').pop()).key;
-    const api = (method, path, body, apiKey) => ctx.api(method, path, body, apiKey);
+    const { api } = ctx;
     const app = await api(
       'POST',
       '/applications',
@@ -133,17 +134,6 @@ module.exports = [
     preciseLatency: true,
     setup: seed,
     request: page((data) => `/v2/tokens?size=${PAGE}&start=${encodeURIComponent(data.cursor)}`),
-    targets: [
-      {
-        label: `p99 vs ${FIRST} p99`,
-        measure: (row, byName) =>
-          byName[FIRST] && byName[FIRST].latency_p99_ms > 0
-            ? row.latency_p99_ms / byName[FIRST].latency_p99_ms
-            : null,
-        op: '<=',
-        threshold: 1.5,
-        unit: '×',
-      },
-    ],
+    targets: [p99Vs(FIRST, 1.5)],
   },
 ];

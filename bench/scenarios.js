@@ -48,6 +48,7 @@ const { luhnCheckDigit } = require('../dist/src/common/luhn');
 
 const { FLOOR_CONNECTIONS, NAMES } = require('./hot-paths');
 const { floorScenarios } = require('./floor-scenarios');
+const { p99Vs, requestsPerSecondVs } = require('./targets');
 
 const { POST_TOKENS, GET_TOKEN, LIST_BY_METADATA, TOKENIZE_RUNS, REACT_16, REACT_1 } = NAMES;
 const { PROXY_N, DIRECT_1, PROXY_1 } = NAMES;
@@ -332,19 +333,6 @@ function reactRequest(ctx, data) {
     path: data.path,
     headers: jsonHeaders(data.key),
     body: JSON.stringify({ args: { card: `{{ ${data.card} }}` } }),
-  };
-}
-
-/** A target: this row's req/s ÷ that of `reference` (a scenario of the same run). */
-function requestsPerSecondVs(reference, threshold) {
-  return {
-    label: `req/s vs ${reference} req/s`,
-    measure: (row, byName) =>
-      byName[reference] && byName[reference].requests_per_second > 0
-        ? row.requests_per_second / byName[reference].requests_per_second
-        : null,
-    op: '>=',
-    threshold,
   };
 }
 
@@ -703,18 +691,7 @@ module.exports = [
     }),
     backgroundConnections: FLOOD_CONNECTIONS,
     backgroundHonoursRetryAfter: true,
-    targets: [
-      {
-        label: `p99 vs ${REACT_B_IDLE} p99`,
-        measure: (row, byName) =>
-          byName[REACT_B_IDLE] && byName[REACT_B_IDLE].latency_p99_ms > 0
-            ? row.latency_p99_ms / byName[REACT_B_IDLE].latency_p99_ms
-            : null,
-        op: '<=',
-        threshold: 2,
-        unit: '×',
-      },
-    ],
+    targets: [p99Vs(REACT_B_IDLE, 2)],
   },
   {
     // The reference for the /proxy rows: the same destination, body size and concurrency, without the vault.
