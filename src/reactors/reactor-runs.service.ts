@@ -162,10 +162,27 @@ export class ReactorRunsService implements OnApplicationBootstrap, OnApplication
     }
     for (const claimed of await this.claim(room)) {
       this.inFlight += 1;
-      void this.execute(claimed).finally(() => {
-        this.inFlight -= 1;
-        this.kick();
-      });
+      void this.execute(claimed).then(
+        (requeued) => this.ran(requeued),
+        (err: unknown) => {
+          // Its result could not be stored (a database outage): it stays running, and failStale ends it.
+          this.logger.warn({ err: { type: (err as Error).name } }, 'async run not recorded');
+          this.ran(false);
+        },
+      );
+    }
+  }
+
+  /**
+   * After a run: look again at once, or, when the sandbox turned the run away, only after POLL_MS (looking
+   * at once would claim it straight back into the same refusal, a busy loop on the database).
+   */
+  private ran(requeued: boolean): void {
+    this.inFlight -= 1;
+    if (!requeued) {
+      this.kick();
+    } else if (!this.closed) {
+      setTimeout(() => this.kick(), POLL_MS).unref();
     }
   }
 
@@ -192,7 +209,8 @@ export class ReactorRunsService implements OnApplicationBootstrap, OnApplication
     return (Array.isArray(rows) && Array.isArray(rows[0]) ? rows[0] : rows) as Claimed[];
   }
 
-  private async execute(claimed: Claimed): Promise<void> {
+  /** Runs a claimed run and stores its result; true when the sandbox turned it away (back in the queue). */
+  private async execute(claimed: Claimed): Promise<boolean> {
     const { tenant_id: tenantId, id } = claimed;
     let stored: StoredResult;
     try {
@@ -206,11 +224,12 @@ export class ReactorRunsService implements OnApplicationBootstrap, OnApplication
       if (err instanceof SandboxRefused) {
         // Turned away before it ran (the sandbox is full): back in the queue.
         await this.runs.update({ tenantId, id }, { status: 'pending', startedAt: null });
-        return;
+        return true;
       }
       stored = { ok: false, error: errorBody(err) };
     }
     await this.finish(tenantId, id, stored);
+    return false;
   }
 
   private async finish(tenantId: string, id: string, stored: StoredResult): Promise<void> {

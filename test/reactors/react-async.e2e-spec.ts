@@ -1,6 +1,8 @@
 import request from 'supertest';
 import { PurgeService } from '../../src/jobs/purge.service';
+import { ReactService } from '../../src/reactors/react.service';
 import { ReactorRunsService } from '../../src/reactors/reactor-runs.service';
+import { SandboxRefused } from '../../src/sandbox/sandbox.provider';
 import { expectProblem } from '../support/problems';
 import { newReactor, reactorsApi } from '../support/reactor-factory';
 import { TestContext, TestTenant } from '../support/test-app';
@@ -134,6 +136,30 @@ describe('POST /reactors/:id/react-async and GET /reactors/:id/results/:requestI
     await ctx.get(PurgeService).runReactorResults();
     const left: unknown[] = await ctx.dataSource.query('SELECT id FROM reactor_runs WHERE id = $1', [runId]);
     expect(left).toEqual([]);
+  });
+
+  it('puts a run the sandbox turned away back in the queue and looks again later, not at once', async () => {
+    const id = await codeReactor('module.exports = async () => ({ raw: 7 });');
+    const refused = jest
+      .spyOn(ctx.get(ReactService), 'run')
+      .mockRejectedValue(new SandboxRefused(503, 'The sandbox is busy.'));
+    let runId: string;
+    try {
+      const accepted = await submit(id, {});
+      expect(accepted.status).toBe(202);
+      runId = accepted.body.id as string;
+      for (let i = 0; i < 100 && refused.mock.calls.length === 0; i++) {
+        await sleep(20);
+      }
+      await sleep(300);
+      // Claiming it again at once would meet the same refusal, over and over: the next look waits 500 ms.
+      expect(refused.mock.calls.length).toBeGreaterThanOrEqual(1);
+      expect(refused.mock.calls.length).toBeLessThanOrEqual(2);
+    } finally {
+      refused.mockRestore();
+    }
+    // This replica runs no scheduled jobs: its own later look still takes the run up.
+    expect(await settled(id, runId)).toMatchObject({ status: 'completed', raw: 7 });
   });
 
   it('takes the oldest run of each tenant in turn', async () => {
