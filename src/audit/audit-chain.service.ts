@@ -3,13 +3,47 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { KeyObject } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { TenantKeysService } from '../crypto/tenant-keys.service';
+import { Transactions } from '../database/transactions';
 import { anchorSignature, chainKey, CHAIN_KEY_ID, linkHash } from './audit-chain';
-import type { AuditRow } from './audit-event';
+import type { AuditRow, LinkedRow } from './audit-event';
 
 const SEAL_BATCH = 500;
 const VERIFY_BATCH = 1000;
+/** How long `sealAll({ wait: true })` waits for transactions still writing when it was called. */
+const WAIT_MS = 10_000;
+
+const RECORD_COLUMNS = [
+  'tenant_id',
+  'id',
+  'created_at',
+  'actor_id',
+  'actor_type',
+  'entity_type',
+  'entity_id',
+  'operation',
+  'outcome',
+  'message',
+  'request_id',
+  'remote_address',
+  'user_agent',
+];
+
+/** A record's columns (what its hash covers; not the sealer's `xid`), for a SELECT, of `alias` if given. */
+export function recordColumns(alias?: string): string {
+  return RECORD_COLUMNS.map((c) => (alias === undefined ? c : `${alias}.${c}`)).join(', ');
+}
+
+interface Link {
+  tenantId: string;
+  seq: string;
+  recordId: string;
+  prev: string | null;
+  hash: string;
+  keyId: string;
+}
 
 export interface ChainHead {
+  tenant_id: string;
   head_seq: string;
   head_hash: string | null;
   anchor_seq: string;
@@ -28,15 +62,17 @@ export interface Breach {
 
 /**
  * The per-tenant hash chain of audit records. Records are inserted unchained (one cheap INSERT on the hot
- * path); `seal()` then gives each tenant's new records the next sequence numbers and HMAC links, under a
- * row lock on the tenant's `audit_chains` row, so replicas sealing at once queue up instead of forking
- * (the unique (tenant_id, seq) index would refuse a fork anyway). The HMAC key is derived from the
- * tenant's HMAC key, which only a master key unwraps: database access alone cannot recompute a link.
+ * path, never updated); `sealAll()` then appends each tenant's new records to its chain in `audit_links`:
+ * the next sequence numbers and HMAC links, under the lock of the sealer's cursor and of the tenant's
+ * `audit_chains` row, so replicas sealing at once queue up instead of forking (the (tenant_id, seq) key
+ * would refuse a fork anyway). The HMAC key is derived from the tenant's HMAC key, which only a master key
+ * unwraps: database access alone cannot recompute a link.
  */
 @Injectable()
 export class AuditChain {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly keys: TenantKeysService,
   ) {}
 
@@ -55,22 +91,18 @@ export class AuditChain {
     return { keyId, key: chainKey(await this.keys.hmacKey(tenantId)) };
   }
 
-  /** Chains every unchained record of every tenant; how many it chained. */
-  async sealAll(): Promise<number> {
-    const tenants: { tenant_id: string }[] = await this.dataSource.query(
-      'SELECT DISTINCT tenant_id FROM audit_records WHERE seq IS NULL',
-    );
-    let sealed = 0;
-    for (const { tenant_id } of tenants) {
-      sealed += await this.sealTenant(tenant_id);
+  /**
+   * Chains every record whose transaction has ended; how many. First it waits (at most WAIT_MS) until every
+   * transaction that had written when it was called has ended, so that everything committed before the call
+   * is chained; the scheduled job, which comes back anyway, passes `wait: false`.
+   */
+  async sealAll({ wait = true }: { wait?: boolean } = {}): Promise<number> {
+    if (wait) {
+      await this.awaitEarlierWriters();
     }
-    return sealed;
-  }
-
-  async sealTenant(tenantId: string): Promise<number> {
     let total = 0;
     for (;;) {
-      const sealed = await this.dataSource.transaction((m) => this.sealBatch(m, tenantId));
+      const sealed = await this.transactions.run(() => this.sealBatch(this.transactions.manager));
       total += sealed;
       if (sealed < SEAL_BATCH) {
         return total;
@@ -78,42 +110,79 @@ export class AuditChain {
     }
   }
 
-  private async sealBatch(m: EntityManager, tenantId: string): Promise<number> {
-    const head = await lockHead(m, tenantId);
-    const rows: AuditRow[] = await m.query(
-      `SELECT * FROM audit_records WHERE tenant_id = $1 AND seq IS NULL ORDER BY created_at, id LIMIT ${SEAL_BATCH}`,
-      [tenantId],
+  private async awaitEarlierWriters(): Promise<void> {
+    const [{ next }]: { next: string }[] = await this.dataSource.query(
+      'SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS next',
+    );
+    const deadline = Date.now() + WAIT_MS;
+    for (;;) {
+      const [{ ended }]: { ended: boolean }[] = await this.dataSource.query(
+        'SELECT pg_snapshot_xmin(pg_current_snapshot()) >= $1::xid8 AS ended',
+        [next],
+      );
+      if (ended || Date.now() >= deadline) {
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /**
+   * The next records after the cursor, in (xid, id) order, of transactions older than any still running:
+   * none can commit behind the cursor later. Each tenant's get the next links of its chain, under the lock
+   * of the cursor (one sealer at a time) and of the tenant's head (which retention also moves).
+   */
+  private async sealBatch(m: EntityManager): Promise<number> {
+    const [cursor]: { xid: string; id: string }[] = await m.query(
+      'SELECT cursor_xid::text AS xid, cursor_id AS id FROM audit_seal_state FOR UPDATE',
+    );
+    const rows: (AuditRow & { xid: string })[] = await m.query(
+      `SELECT ${recordColumns()}, xid::text AS xid FROM audit_records
+       WHERE (xid, id) > ($1::xid8, $2::uuid) AND xid < pg_snapshot_xmin(pg_current_snapshot())
+       ORDER BY xid, id LIMIT ${SEAL_BATCH}`,
+      [cursor.xid, cursor.id],
     );
     if (rows.length === 0) {
       return 0;
     }
-    const { keyId, key } = (await this.key(tenantId)) as { keyId: string; key: KeyObject };
-    let seq = BigInt(head.head_seq);
-    let prev = head.head_hash;
-    const ids: string[] = [];
-    const seqs: string[] = [];
-    const prevs: (string | null)[] = [];
-    const hashes: string[] = [];
+    const byTenant = new Map<string, AuditRow[]>();
     for (const row of rows) {
-      seq += 1n;
-      const hash = linkHash(key, row, seq.toString(), prev);
-      ids.push(row.id);
-      seqs.push(seq.toString());
-      prevs.push(prev);
-      hashes.push(hash);
-      prev = hash;
+      byTenant.set(row.tenant_id, [...(byTenant.get(row.tenant_id) ?? []), row]);
+    }
+    const heads = await lockHeads(m, [...byTenant.keys()]);
+    const links: Link[] = [];
+    const moved: ChainHead[] = [];
+    for (const head of heads) {
+      const { keyId, key } = (await this.key(head.tenant_id)) as { keyId: string; key: KeyObject };
+      let seq = BigInt(head.head_seq);
+      let prev = head.head_hash;
+      for (const row of byTenant.get(head.tenant_id) ?? []) {
+        seq += 1n;
+        const hash = linkHash(key, row, seq.toString(), prev);
+        links.push({ tenantId: row.tenant_id, seq: seq.toString(), recordId: row.id, prev, hash, keyId });
+        prev = hash;
+      }
+      moved.push({ ...head, head_seq: seq.toString(), head_hash: prev });
     }
     await m.query(
-      `UPDATE audit_records r SET seq = u.seq, prev_hash = u.prev_hash, hash = u.hash, key_id = $2
-       FROM unnest($3::uuid[], $4::bigint[], $5::text[], $6::text[]) AS u(id, seq, prev_hash, hash)
-       WHERE r.tenant_id = $1 AND r.id = u.id`,
-      [tenantId, keyId, ids, seqs, prevs, hashes],
+      `INSERT INTO audit_links (tenant_id, seq, record_id, prev_hash, hash, key_id)
+       SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::uuid[], $4::text[], $5::text[], $6::text[])`,
+      [
+        links.map((l) => l.tenantId),
+        links.map((l) => l.seq),
+        links.map((l) => l.recordId),
+        links.map((l) => l.prev),
+        links.map((l) => l.hash),
+        links.map((l) => l.keyId),
+      ],
     );
-    await m.query('UPDATE audit_chains SET head_seq = $2, head_hash = $3 WHERE tenant_id = $1', [
-      tenantId,
-      seq.toString(),
-      prev,
-    ]);
+    await m.query(
+      `UPDATE audit_chains c SET head_seq = u.seq, head_hash = u.hash
+       FROM unnest($1::uuid[], $2::bigint[], $3::text[]) AS u(tenant_id, seq, hash) WHERE c.tenant_id = u.tenant_id`,
+      [moved.map((h) => h.tenant_id), moved.map((h) => h.head_seq), moved.map((h) => h.head_hash)],
+    );
+    const last = rows[rows.length - 1];
+    await m.query('UPDATE audit_seal_state SET cursor_xid = $1::xid8, cursor_id = $2', [last.xid, last.id]);
     return rows.length;
   }
 
@@ -147,13 +216,18 @@ export class AuditChain {
     let expected = BigInt(head.anchor_seq) + 1n;
     let prev = head.anchor_hash;
     for (;;) {
-      const rows: AuditRow[] = await this.dataSource.query(
-        `SELECT * FROM audit_records WHERE tenant_id = $1 AND seq >= $2 ORDER BY seq LIMIT ${VERIFY_BATCH}`,
+      const rows: (LinkedRow & { record_id: string })[] = await this.dataSource.query(
+        `SELECT l.seq, l.prev_hash, l.hash, l.key_id, l.record_id, ${recordColumns('r')} FROM audit_links l
+         LEFT JOIN audit_records r ON r.tenant_id = l.tenant_id AND r.id = l.record_id
+         WHERE l.tenant_id = $1 AND l.seq >= $2 ORDER BY l.seq LIMIT ${VERIFY_BATCH}`,
         [tenantId, expected.toString()],
       );
       for (const row of rows) {
         if (row.seq !== expected.toString()) {
-          return breach(expected.toString(), null, `record ${expected} is missing`);
+          return breach(expected.toString(), null, `link ${expected} is missing`);
+        }
+        if (row.id === null) {
+          return breach(row.seq, row.record_id, 'its record is missing');
         }
         if (row.prev_hash !== prev) {
           return breach(row.seq, row.id, 'its previous-record hash does not match the record before it');
@@ -188,13 +262,19 @@ export class AuditChain {
   }
 }
 
+/** The tenants' chain rows, created when missing, locked (in tenant order) until the transaction ends. */
+export async function lockHeads(m: EntityManager, tenantIds: string[]): Promise<ChainHead[]> {
+  await m.query(
+    'INSERT INTO audit_chains (tenant_id) SELECT unnest($1::uuid[]) ORDER BY 1 ON CONFLICT (tenant_id) DO NOTHING',
+    [tenantIds],
+  );
+  return m.query(
+    'SELECT * FROM audit_chains WHERE tenant_id = ANY($1::uuid[]) ORDER BY tenant_id FOR UPDATE',
+    [tenantIds],
+  );
+}
+
 /** The tenant's chain row, created when missing, locked until the transaction ends. */
 export async function lockHead(m: EntityManager, tenantId: string): Promise<ChainHead> {
-  await m.query('INSERT INTO audit_chains (tenant_id) VALUES ($1) ON CONFLICT (tenant_id) DO NOTHING', [
-    tenantId,
-  ]);
-  const rows: ChainHead[] = await m.query('SELECT * FROM audit_chains WHERE tenant_id = $1 FOR UPDATE', [
-    tenantId,
-  ]);
-  return rows[0];
+  return (await lockHeads(m, [tenantId]))[0];
 }

@@ -43,7 +43,7 @@ export interface RequestOrigin {
   userAgent: string | null;
 }
 
-/** A stored record: the event's columns plus its place in the tenant's chain (null until sealed). */
+/** A stored record: the event's columns (its place in the tenant's chain is its row of `audit_links`). */
 export interface AuditRow {
   tenant_id: string;
   id: string;
@@ -58,6 +58,10 @@ export interface AuditRow {
   request_id: string | null;
   remote_address: string | null;
   user_agent: string | null;
+}
+
+/** A record with its link of the chain (null while it is not yet chained). */
+export interface LinkedRow extends AuditRow {
   seq: string | null;
   prev_hash: string | null;
   hash: string | null;

@@ -3,9 +3,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Transactions } from '../database/transactions';
 import { anchorSignature } from './audit-chain';
-import { AuditChain, lockHead } from './audit-chain.service';
-import type { AuditRow } from './audit-event';
+import { AuditChain, lockHead, recordColumns } from './audit-chain.service';
+import type { LinkedRow } from './audit-event';
 import { presentLog, LogDto } from './dto/log.dto';
 
 const DELETE_BATCH = 1000;
@@ -21,6 +22,7 @@ export class AuditRetention {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly chain: AuditChain,
   ) {}
 
@@ -41,12 +43,14 @@ export class AuditRetention {
   }
 
   private deleteBatch(tenantId: string, cutoff: Date, batchSize: number): Promise<number> {
-    return this.dataSource.transaction(async (m) => {
+    return this.transactions.run(async () => {
+      const m = this.transactions.manager;
       const head = await lockHead(m, tenantId);
       // Only a prefix of the chain goes: the oldest links, up to the first one still within retention.
       const rows: { seq: string; hash: string; old: boolean }[] = await m.query(
-        `SELECT seq, hash, created_at < $3 AS old FROM audit_records
-         WHERE tenant_id = $1 AND seq > $2 ORDER BY seq LIMIT ${batchSize}`,
+        `SELECT l.seq, l.hash, r.created_at < $3 AS old FROM audit_links l
+         JOIN audit_records r ON r.tenant_id = l.tenant_id AND r.id = l.record_id
+         WHERE l.tenant_id = $1 AND l.seq > $2 ORDER BY l.seq LIMIT ${batchSize}`,
         [tenantId, head.anchor_seq, cutoff],
       );
       const prefix = rows.findIndex((r) => !r.old);
@@ -60,11 +64,11 @@ export class AuditRetention {
          WHERE tenant_id = $1`,
         [tenantId, last.seq, last.hash, keyId, anchorSignature(key, tenantId, last.seq, last.hash)],
       );
-      await m.query('DELETE FROM audit_records WHERE tenant_id = $1 AND seq > $2 AND seq <= $3', [
-        tenantId,
-        head.anchor_seq,
-        last.seq,
-      ]);
+      await m.query(
+        `WITH gone AS (DELETE FROM audit_links WHERE tenant_id = $1 AND seq > $2 AND seq <= $3 RETURNING record_id)
+         DELETE FROM audit_records WHERE tenant_id = $1 AND id IN (SELECT record_id FROM gone)`,
+        [tenantId, head.anchor_seq, last.seq],
+      );
       return prefix === -1 ? rows.length : prefix;
     });
   }
@@ -80,11 +84,13 @@ export class AuditRetention {
       let page = '';
       if (after !== null) {
         params.push(after.createdAt, after.id);
-        page = 'AND (created_at, id) > ($3, $4)';
+        page = 'AND (r.created_at, r.id) > ($3, $4)';
       }
-      const rows: AuditRow[] = await this.dataSource.query(
-        `SELECT * FROM audit_records WHERE created_at >= $1 AND ($2::uuid IS NULL OR tenant_id = $2) ${page}
-         ORDER BY created_at, id LIMIT ${EXPORT_BATCH}`,
+      const rows: LinkedRow[] = await this.dataSource.query(
+        `SELECT ${recordColumns('r')}, l.seq, l.hash FROM audit_records r
+         LEFT JOIN audit_links l ON l.tenant_id = r.tenant_id AND l.record_id = r.id
+         WHERE r.created_at >= $1 AND ($2::uuid IS NULL OR r.tenant_id = $2) ${page}
+         ORDER BY r.created_at, r.id LIMIT ${EXPORT_BATCH}`,
         params,
       );
       for (const row of rows) {

@@ -293,7 +293,9 @@ export class TenantKeysService implements OnModuleInit, OnModuleDestroy {
     if (cached !== undefined) {
       return cached;
     }
-    const row = await this.keys.findOne({ where: { tenantId, kind, version } });
+    // Through the open transaction, if any: on the embedded database (one connection) a read beside it
+    // would wait for it forever.
+    const row = await this.transactions.manager.findOne(TenantKey, { where: { tenantId, kind, version } });
     if (row === null) {
       throw new Error(`tenant key ${kind} v${version} not found`);
     }

@@ -18,14 +18,14 @@ export class AuditJobsService {
 
   async seal(): Promise<void> {
     await this.jobs.runExclusive('audit-seal', async () => {
-      await this.chain.sealAll();
+      await this.chain.sealAll({ wait: false });
     });
   }
 
   async deleteExpired(): Promise<void> {
     await this.jobs.runExclusive('audit-retention', async () => {
       // Chain first: only chained records are deleted, and the anchor must name a link.
-      await this.chain.sealAll();
+      await this.chain.sealAll({ wait: false });
       const deleted = await this.retention.deleteExpired(this.clock.now());
       if (deleted > 0) {
         this.logger.log({ deleted }, 'audit records past retention deleted');

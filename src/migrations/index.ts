@@ -16,6 +16,7 @@ import { CodeReactors1764300000000 } from './1764300000000-code-reactors';
 import { ReactorRuns1764300100000 } from './1764300100000-reactor-runs';
 import { ApplicationKeys1764400000000 } from './1764400000000-application-keys';
 import { TenantSelf1764400100000 } from './1764400100000-tenant-self';
+import { AuditLinks1764500000000 } from './1764500000000-audit-links';
 
 /** Every migration, in order. Listed by class so the same list works from TypeScript (tests) and dist. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   ReactorRuns1764300100000,
   ApplicationKeys1764400000000,
   TenantSelf1764400100000,
+  AuditLinks1764500000000,
 ];

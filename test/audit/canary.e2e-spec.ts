@@ -86,7 +86,7 @@ describe('no secret reaches the audit trail (canary scan)', () => {
     await ctx.get(AuditChain).sealAll();
     const table: { row: string }[] = await ctx.dataSource.query(
       `SELECT r::text AS row FROM audit_records r UNION ALL SELECT f::text FROM audit_auth_failures f
-       UNION ALL SELECT c::text FROM audit_chains c`,
+       UNION ALL SELECT c::text FROM audit_chains c UNION ALL SELECT l::text FROM audit_links l`,
     );
     expect(table.length).toBeGreaterThan(10);
     const logs: string[] = [];

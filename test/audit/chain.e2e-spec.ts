@@ -40,7 +40,7 @@ describe('the per-tenant hash chain of audit records', () => {
 
   async function links(tenantId: string): Promise<{ seq: string; prev_hash: string | null; hash: string }[]> {
     return ctx.dataSource.query(
-      'SELECT seq, prev_hash, hash FROM audit_records WHERE tenant_id = $1 ORDER BY seq',
+      'SELECT seq, prev_hash, hash FROM audit_links WHERE tenant_id = $1 ORDER BY seq',
       [tenantId],
     );
   }
@@ -83,7 +83,7 @@ describe('the per-tenant hash chain of audit records', () => {
       `tenant ${other.tenantId}: ok`,
     );
     const [edited]: { id: string }[] = await ctx.dataSource.query(
-      'SELECT id FROM audit_records WHERE tenant_id = $1 AND seq = 4',
+      'SELECT record_id AS id FROM audit_links WHERE tenant_id = $1 AND seq = 4',
       [other.tenantId],
     );
     await ctx.dataSource.query("UPDATE audit_records SET message = 'Token read (reveal)' WHERE id = $1", [
@@ -100,6 +100,64 @@ describe('the per-tenant hash chain of audit records', () => {
     const report = await ctx.get(AuditChain).verify(other.tenantId);
     expect(report).toMatchObject({ seq: '4', recordId: edited.id });
     expect(await ctx.get(AuditChain).verify(tenant.tenantId)).toBeNull();
+  });
+
+  onPostgres('chains a record whose transaction commits after a later one, not skipping it', async () => {
+    const late = await ctx.newTenant('Late');
+    const app = await tokenApp(ctx, late);
+    const chain = ctx.get(AuditChain);
+    await chain.sealAll();
+    // A write that began first and commits last: its record has the older transaction id.
+    const runner = ctx.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction();
+      await runner.query(
+        `INSERT INTO audit_records (tenant_id, id, created_at, actor_type, entity_type, operation, outcome, message)
+         VALUES ($1, gen_random_uuid(), now(), 'system', 'tenant', 'test', 'success', 'begun first')`,
+        [late.tenantId],
+      );
+      await app.api.create({ type: 'token', data: 'committed first' }).expect(201);
+      // The open transaction holds the sealer back: nothing of either can be chained yet.
+      await chain.sealAll({ wait: false });
+      expect(await links(late.tenantId)).toEqual([]);
+      await runner.commitTransaction();
+    } finally {
+      await runner.release();
+    }
+    await chain.sealAll();
+    const [{ n }]: { n: number }[] = await ctx.dataSource.query(
+      'SELECT count(*)::int AS n FROM audit_records WHERE tenant_id = $1',
+      [late.tenantId],
+    );
+    expect(await links(late.tenantId)).toHaveLength(n);
+    expect(await chain.verify(late.tenantId)).toBeNull();
+  });
+
+  it('names a chained record that was deleted, and a deleted link', async () => {
+    const gone = await ctx.newTenant('Gone');
+    const app = await tokenApp(ctx, gone);
+    for (let i = 0; i < 4; i++) {
+      await app.api.create({ type: 'token', data: `g${i}` }).expect(201);
+    }
+    const chain = ctx.get(AuditChain);
+    await chain.sealAll();
+    expect(await chain.verify(gone.tenantId)).toBeNull();
+    const [second]: { record_id: string }[] = await ctx.dataSource.query(
+      'SELECT record_id FROM audit_links WHERE tenant_id = $1 AND seq = 2',
+      [gone.tenantId],
+    );
+    await ctx.dataSource.query('DELETE FROM audit_records WHERE tenant_id = $1 AND id = $2', [
+      gone.tenantId,
+      second.record_id,
+    ]);
+    expect(await chain.verify(gone.tenantId)).toMatchObject({
+      seq: '2',
+      recordId: second.record_id,
+      reason: 'its record is missing',
+    });
+    await ctx.dataSource.query('DELETE FROM audit_links WHERE tenant_id = $1 AND seq = 2', [gone.tenantId]);
+    expect(await chain.verify(gone.tenantId)).toMatchObject({ seq: '2', reason: 'link 2 is missing' });
   });
 
   it('retention deletes old records in batches and what remains still verifies from the signed anchor', async () => {
