@@ -140,4 +140,4 @@ function hotPathLines(figures) {
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
 }
 
-module.exports = { FLOOR_CONNECTIONS, NAMES, hotPaths, hotPathLines };
+module.exports = { FLOOR_CONNECTIONS, NAMES, hotPaths, hotPathLines, median };

@@ -33,9 +33,13 @@ export function recordColumns(alias?: string): string {
   return RECORD_COLUMNS.map((c) => (alias === undefined ? c : `${alias}.${c}`)).join(', ');
 }
 
+/** A record the sealer is about to chain, with the transaction that wrote it. */
+type Sealable = AuditRow & { xid: string };
+
 interface Link {
   tenantId: string;
   seq: string;
+  recordXid: string;
   recordId: string;
   prev: string | null;
   hash: string;
@@ -136,7 +140,7 @@ export class AuditChain {
     const [cursor]: { xid: string; id: string }[] = await m.query(
       'SELECT cursor_xid::text AS xid, cursor_id AS id FROM audit_seal_state FOR UPDATE',
     );
-    const rows: (AuditRow & { xid: string })[] = await m.query(
+    const rows: Sealable[] = await m.query(
       `SELECT ${recordColumns()}, xid::text AS xid FROM audit_records
        WHERE (xid, id) > ($1::xid8, $2::uuid) AND xid < pg_snapshot_xmin(pg_current_snapshot())
        ORDER BY xid, id LIMIT ${SEAL_BATCH}`,
@@ -145,9 +149,14 @@ export class AuditChain {
     if (rows.length === 0) {
       return 0;
     }
-    const byTenant = new Map<string, AuditRow[]>();
+    const byTenant = new Map<string, Sealable[]>();
     for (const row of rows) {
-      byTenant.set(row.tenant_id, [...(byTenant.get(row.tenant_id) ?? []), row]);
+      const own = byTenant.get(row.tenant_id);
+      if (own === undefined) {
+        byTenant.set(row.tenant_id, [row]);
+      } else {
+        own.push(row);
+      }
     }
     const heads = await lockHeads(m, [...byTenant.keys()]);
     const links: Link[] = [];
@@ -159,17 +168,26 @@ export class AuditChain {
       for (const row of byTenant.get(head.tenant_id) ?? []) {
         seq += 1n;
         const hash = linkHash(key, row, seq.toString(), prev);
-        links.push({ tenantId: row.tenant_id, seq: seq.toString(), recordId: row.id, prev, hash, keyId });
+        links.push({
+          tenantId: row.tenant_id,
+          seq: seq.toString(),
+          recordXid: row.xid,
+          recordId: row.id,
+          prev,
+          hash,
+          keyId,
+        });
         prev = hash;
       }
       moved.push({ ...head, head_seq: seq.toString(), head_hash: prev });
     }
     await m.query(
-      `INSERT INTO audit_links (tenant_id, seq, record_id, prev_hash, hash, key_id)
-       SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::uuid[], $4::text[], $5::text[], $6::text[])`,
+      `INSERT INTO audit_links (tenant_id, seq, record_xid, record_id, prev_hash, hash, key_id)
+       SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::xid8[], $4::uuid[], $5::text[], $6::text[], $7::text[])`,
       [
         links.map((l) => l.tenantId),
         links.map((l) => l.seq),
+        links.map((l) => l.recordXid),
         links.map((l) => l.recordId),
         links.map((l) => l.prev),
         links.map((l) => l.hash),
@@ -218,7 +236,7 @@ export class AuditChain {
     for (;;) {
       const rows: (LinkedRow & { record_id: string })[] = await this.dataSource.query(
         `SELECT l.seq, l.prev_hash, l.hash, l.key_id, l.record_id, ${recordColumns('r')} FROM audit_links l
-         LEFT JOIN audit_records r ON r.tenant_id = l.tenant_id AND r.id = l.record_id
+         LEFT JOIN audit_records r ON r.xid = l.record_xid AND r.id = l.record_id AND r.tenant_id = l.tenant_id
          WHERE l.tenant_id = $1 AND l.seq >= $2 ORDER BY l.seq LIMIT ${VERIFY_BATCH}`,
         [tenantId, expected.toString()],
       );

@@ -49,7 +49,7 @@ export class AuditRetention {
       // Only a prefix of the chain goes: the oldest links, up to the first one still within retention.
       const rows: { seq: string; hash: string; old: boolean }[] = await m.query(
         `SELECT l.seq, l.hash, r.created_at < $3 AS old FROM audit_links l
-         JOIN audit_records r ON r.tenant_id = l.tenant_id AND r.id = l.record_id
+         JOIN audit_records r ON r.xid = l.record_xid AND r.id = l.record_id
          WHERE l.tenant_id = $1 AND l.seq > $2 ORDER BY l.seq LIMIT ${batchSize}`,
         [tenantId, head.anchor_seq, cutoff],
       );
@@ -65,8 +65,10 @@ export class AuditRetention {
         [tenantId, last.seq, last.hash, keyId, anchorSignature(key, tenantId, last.seq, last.hash)],
       );
       await m.query(
-        `WITH gone AS (DELETE FROM audit_links WHERE tenant_id = $1 AND seq > $2 AND seq <= $3 RETURNING record_id)
-         DELETE FROM audit_records WHERE tenant_id = $1 AND id IN (SELECT record_id FROM gone)`,
+        `WITH gone AS (
+           DELETE FROM audit_links WHERE tenant_id = $1 AND seq > $2 AND seq <= $3 RETURNING record_xid, record_id
+         )
+         DELETE FROM audit_records r USING gone WHERE r.xid = gone.record_xid AND r.id = gone.record_id`,
         [tenantId, head.anchor_seq, last.seq],
       );
       return prefix === -1 ? rows.length : prefix;

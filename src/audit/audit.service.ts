@@ -6,6 +6,7 @@ import type { EntityManager } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { preparedQuery } from '../database/prepared-query';
 import { StatementBatcher } from '../database/statement-batcher';
 import { Transactions } from '../database/transactions';
 import { MetricsService } from '../metrics/metrics.service';
@@ -58,7 +59,13 @@ export class AuditService {
   private readonly standalone = new StatementBatcher<unknown[], void>(
     async (rows) => {
       const columns = rows[0].map((_, i) => rows.map((row) => row[i]));
-      await this.transactions.manager.query(INSERT_MANY, columns);
+      await preparedQuery(
+        this.transactions.manager,
+        'audit-insert-many',
+        INSERT_MANY,
+        columns,
+        this.config.databasePreparedStatements,
+      );
       return rows.map(() => undefined);
     },
     (row) => row[1] as string,
@@ -94,7 +101,13 @@ export class AuditService {
       // In a transaction the record commits (or not) with the change; a read's record is its own statement,
       // shared with the other reads that arrive meanwhile (one insert and one commit for many).
       await (manager !== undefined || this.transactions.active
-        ? (manager ?? this.transactions.manager).query(INSERT, row)
+        ? preparedQuery(
+            manager ?? this.transactions.manager,
+            'audit-insert',
+            INSERT,
+            row,
+            this.config.databasePreparedStatements,
+          )
         : this.standalone.submit(row));
       end({ outcome: 'written' });
     } catch (err) {

@@ -7,8 +7,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * wide tuple, index entries in every index and vacuum work, all of it on the database the requests wait for.
  *
  * What is not yet chained is found by `xid`, the id of the transaction that wrote the record: the sealer
- * chains, in (xid, id) order, only records of transactions older than every one still running
- * (pg_snapshot_xmin), so no record can commit behind its cursor (`audit_seal_state`) and be skipped.
+ * chains, in (xid, id) order (the new primary key), only records of transactions older than every one still
+ * running (pg_snapshot_xmin), so no record can commit behind its cursor (`audit_seal_state`) and be skipped.
  */
 export class AuditLinks1764500000000 implements MigrationInterface {
   name = 'AuditLinks1764500000000';
@@ -17,6 +17,7 @@ export class AuditLinks1764500000000 implements MigrationInterface {
     await q.query(`CREATE TABLE audit_links (
       tenant_id uuid NOT NULL,
       seq bigint NOT NULL,
+      record_xid xid8 NOT NULL,
       record_id uuid NOT NULL,
       prev_hash text,
       hash text NOT NULL,
@@ -24,8 +25,6 @@ export class AuditLinks1764500000000 implements MigrationInterface {
       PRIMARY KEY (tenant_id, seq)
     )`);
     await q.query('CREATE UNIQUE INDEX audit_links_record ON audit_links (tenant_id, record_id)');
-    await q.query(`INSERT INTO audit_links (tenant_id, seq, record_id, prev_hash, hash, key_id)
-      SELECT tenant_id, seq, id, prev_hash, hash, key_id FROM audit_records WHERE seq IS NOT NULL`);
     // Chained records get xid 0, behind the sealer's first cursor; records still waiting get this
     // migration's transaction, chained once it has committed.
     await q.query('ALTER TABLE audit_records ADD COLUMN xid xid8');
@@ -34,7 +33,11 @@ export class AuditLinks1764500000000 implements MigrationInterface {
     );
     await q.query('ALTER TABLE audit_records ALTER COLUMN xid SET DEFAULT pg_current_xact_id()');
     await q.query('ALTER TABLE audit_records ALTER COLUMN xid SET NOT NULL');
-    await q.query('CREATE INDEX audit_records_xid ON audit_records (xid, id)');
+    await q.query(`INSERT INTO audit_links (tenant_id, seq, record_xid, record_id, prev_hash, hash, key_id)
+      SELECT tenant_id, seq, xid, id, prev_hash, hash, key_id FROM audit_records WHERE seq IS NOT NULL`);
+    // The key is (xid, id): the sealer's order, and one index fewer on the hot path than a separate one.
+    await q.query('ALTER TABLE audit_records DROP CONSTRAINT audit_records_pkey');
+    await q.query('ALTER TABLE audit_records ADD PRIMARY KEY (xid, id)');
     await q.query('DROP INDEX audit_records_unsealed');
     await q.query('DROP INDEX audit_records_seq');
     await q.query(
@@ -58,8 +61,9 @@ export class AuditLinks1764500000000 implements MigrationInterface {
       FROM audit_links l WHERE l.tenant_id = r.tenant_id AND l.record_id = r.id`);
     await q.query('DROP TABLE audit_seal_state');
     await q.query('DROP TABLE audit_links');
-    await q.query('DROP INDEX audit_records_xid');
+    await q.query('ALTER TABLE audit_records DROP CONSTRAINT audit_records_pkey');
     await q.query('ALTER TABLE audit_records DROP COLUMN xid');
+    await q.query('ALTER TABLE audit_records ADD PRIMARY KEY (tenant_id, id)');
     await q.query('CREATE UNIQUE INDEX audit_records_seq ON audit_records (tenant_id, seq)');
     await q.query(
       'CREATE INDEX audit_records_unsealed ON audit_records (tenant_id, created_at, id) WHERE seq IS NULL',
