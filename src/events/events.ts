@@ -1,9 +1,17 @@
-import { Global, Injectable, Module } from '@nestjs/common';
+import { Global, Inject, Injectable, Module } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { preparedQuery } from '../database/prepared-query';
 import { Transactions } from '../database/transactions';
 import { EventSubject, EventType, VaultEvent } from './event-types';
+
+const PUBLISH = `INSERT INTO webhook_deliveries
+    (tenant_id, id, webhook_id, event_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+  SELECT w.tenant_id, gen_random_uuid(), w.id, e.event_id, e.event_type, e.payload, 'pending', 0, $5, $5
+    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) AS e(tenant_id, event_id, event_type, payload)
+    JOIN webhooks w ON w.tenant_id = e.tenant_id AND w.status = 'enabled' AND e.event_type = ANY (w.events)`;
 
 /** The JSON body a webhook receives (also what its signature covers). */
 export interface EventPayload {
@@ -23,6 +31,7 @@ export interface EventPayload {
 @Injectable()
 export class Events {
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly transactions: Transactions,
     private readonly clock: Clock,
   ) {}
@@ -44,12 +53,11 @@ export class Events {
     }
     const now = this.clock.now();
     const payloads = events.map((event) => toPayload(event, now));
-    await manager.query(
-      `INSERT INTO webhook_deliveries
-         (tenant_id, id, webhook_id, event_id, event_type, payload, status, attempts, next_attempt_at, created_at)
-       SELECT w.tenant_id, gen_random_uuid(), w.id, e.event_id, e.event_type, e.payload, 'pending', 0, $5, $5
-         FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) AS e(tenant_id, event_id, event_type, payload)
-         JOIN webhooks w ON w.tenant_id = e.tenant_id AND w.status = 'enabled' AND e.event_type = ANY (w.events)`,
+    // Prepared: every token write runs it, and it is a join the database would otherwise plan each time.
+    await preparedQuery(
+      manager,
+      'events.publish',
+      PUBLISH,
       [
         events.map((e) => e.tenantId),
         payloads.map((p) => p.id),
@@ -57,6 +65,7 @@ export class Events {
         payloads.map((p) => JSON.stringify(p)),
         now,
       ],
+      this.config.databasePreparedStatements,
     );
   }
 }

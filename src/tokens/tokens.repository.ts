@@ -371,9 +371,12 @@ export class TokensRepository {
     if (rows.length === 0) {
       return;
     }
-    await manager.query(
+    await preparedQuery(
+      manager,
+      'tokens.insert-indexes',
       'INSERT INTO token_search_indexes (tenant_id, hash, token_id) SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[])',
       [rows.map((r) => r.tenantId), rows.map((r) => r.hash), rows.map((r) => r.id)],
+      this.config.databasePreparedStatements,
     );
   }
 
