@@ -59,6 +59,8 @@ async function main(): Promise<void> {
       ? pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' })
       : undefined;
   const { app, close } = await createApp(config, { logStream });
+  // Not ready before the default tenant exists: a client waiting for readiness would get 401s.
+  const firstRunSetup = app.get(HealthService).firstRunSetup();
   try {
     await app.listen(config.port, config.host);
   } catch (err) {
@@ -99,6 +101,7 @@ async function main(): Promise<void> {
   const setUp = async (): Promise<void> => {
     await app.get(DatabaseHealth).checkMigrations();
     const created = await app.get(TenantsService).bootstrap(config.bootstrapApiKey ?? undefined);
+    firstRunSetup.done();
     process.stdout.write(banner(config, created?.key ?? null, config.bootstrapApiKey !== null));
   };
   if (config.migrationsRun) {

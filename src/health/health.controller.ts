@@ -32,7 +32,7 @@ export class HealthController {
   @ApiOperation({
     summary: 'Readiness probe',
     description:
-      'The database answers, migrations are applied, the master keys are loaded and the sandbox is up: 200 listing them, or 503 naming the failing parts in `errors`. `notifications` is `degraded` (with the reason under `degraded`, still 200) while change notifications from other replicas cannot be relied on, for example behind a pooler in transaction mode: cached keys then live at most 1 s. No key needed.',
+      'The database answers, migrations are applied, first-run setup is done, the master keys are loaded and the sandbox is up: 200 listing them, or 503 naming the failing parts in `errors`. `notifications` is `degraded` (with the reason under `degraded`, still 200) while change notifications from other replicas cannot be relied on, for example behind a pooler in transaction mode: cached keys then live at most 1 s. No key needed.',
   })
   @ApiOkResponse({ description: 'Every part works; `checks` lists them.' })
   @ApiServiceUnavailableResponse({ description: 'A part does not work; `errors` names it and why.' })

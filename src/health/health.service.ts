@@ -46,6 +46,8 @@ export class HealthService implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Health');
   private stopping = false;
   private keysProblem: string | null = null;
+  /** Between listening and the end of first-run setup (main.ts): the bootstrap key may not work yet. */
+  private settingUp = false;
   /** Run in parallel on every /health/ready, each within the database connect timeout. */
   private readonly checks: ReadinessCheck[];
 
@@ -59,6 +61,14 @@ export class HealthService implements BeforeApplicationShutdown {
     this.checks = [
       { name: 'database', run: () => database.check() },
       { name: 'migrations', run: () => database.checkMigrations() },
+      {
+        name: 'setup',
+        run: () => {
+          if (this.settingUp) {
+            throw new NotReady('first-run setup (the default tenant and its key) has not finished');
+          }
+        },
+      },
       {
         name: 'keys',
         run: async () => {
@@ -93,6 +103,16 @@ export class HealthService implements BeforeApplicationShutdown {
       // short cache lifetime keeps revocation within a second.
       { name: 'notifications', run: () => FEED_DEGRADED[feed.state] },
     ];
+  }
+
+  /** Readiness answers 503 (`setup`) until the returned `done()`; main.ts calls it before listening. */
+  firstRunSetup(): { done: () => void } {
+    this.settingUp = true;
+    return {
+      done: () => {
+        this.settingUp = false;
+      },
+    };
   }
 
   /** From the moment shutdown begins (SIGTERM), liveness and readiness answer 503. */

@@ -17,7 +17,14 @@ describe('health and front door', () => {
     await ctx.http.get('/health/live').expect(200, { status: 'ok' });
     await ctx.http.get('/health/ready').expect(200, {
       status: 'ok',
-      checks: { database: 'ok', migrations: 'ok', keys: 'ok', sandbox: 'ok', notifications: 'ok' },
+      checks: {
+        database: 'ok',
+        migrations: 'ok',
+        setup: 'ok',
+        keys: 'ok',
+        sandbox: 'ok',
+        notifications: 'ok',
+      },
     });
   });
 
