@@ -5,33 +5,13 @@ import { DataSource, EntityManager } from 'typeorm';
 import { TenantKeysService } from '../crypto/tenant-keys.service';
 import { Transactions } from '../database/transactions';
 import { anchorSignature, chainKey, CHAIN_KEY_ID, linkHash } from './audit-chain';
+import { recordColumns } from './audit-event';
 import type { AuditRow, LinkedRow } from './audit-event';
 
 const SEAL_BATCH = 500;
 const VERIFY_BATCH = 1000;
 /** How long `sealAll({ wait: true })` waits for transactions still writing when it was called. */
 const WAIT_MS = 10_000;
-
-const RECORD_COLUMNS = [
-  'tenant_id',
-  'id',
-  'created_at',
-  'actor_id',
-  'actor_type',
-  'entity_type',
-  'entity_id',
-  'operation',
-  'outcome',
-  'message',
-  'request_id',
-  'remote_address',
-  'user_agent',
-];
-
-/** A record's columns (what its hash covers; not the sealer's `xid`), for a SELECT, of `alias` if given. */
-export function recordColumns(alias?: string): string {
-  return RECORD_COLUMNS.map((c) => (alias === undefined ? c : `${alias}.${c}`)).join(', ');
-}
 
 /** A record the sealer is about to chain, with the transaction that wrote it. */
 type Sealable = AuditRow & { xid: string };

@@ -43,6 +43,27 @@ export interface RequestOrigin {
   userAgent: string | null;
 }
 
+const RECORD_COLUMNS = [
+  'tenant_id',
+  'id',
+  'created_at',
+  'actor_id',
+  'actor_type',
+  'entity_type',
+  'entity_id',
+  'operation',
+  'outcome',
+  'message',
+  'request_id',
+  'remote_address',
+  'user_agent',
+];
+
+/** A record's columns (what its hash covers; not the sealer's `xid`), for a statement, of `alias` if given. */
+export function recordColumns(alias?: string): string {
+  return RECORD_COLUMNS.map((c) => (alias === undefined ? c : `${alias}.${c}`)).join(', ');
+}
+
 /** A stored record: the event's columns (its place in the tenant's chain is its row of `audit_links`). */
 export interface AuditRow {
   tenant_id: string;

@@ -5,8 +5,9 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Transactions } from '../database/transactions';
 import { anchorSignature } from './audit-chain';
-import { AuditChain, lockHead, recordColumns } from './audit-chain.service';
-import type { LinkedRow } from './audit-event';
+import { AuditChain, lockHead } from './audit-chain.service';
+import { recordColumns } from './audit-event';
+import type { AuditRow } from './audit-event';
 import { presentLog, LogDto } from './dto/log.dto';
 
 const DELETE_BATCH = 1000;
@@ -88,7 +89,7 @@ export class AuditRetention {
         params.push(after.createdAt, after.id);
         page = 'AND (r.created_at, r.id) > ($3, $4)';
       }
-      const rows: LinkedRow[] = await this.dataSource.query(
+      const rows: (AuditRow & { seq: string | null; hash: string | null })[] = await this.dataSource.query(
         `SELECT ${recordColumns('r')}, l.seq, l.hash FROM audit_records r
          LEFT JOIN audit_links l ON l.tenant_id = r.tenant_id AND l.record_id = r.id
          WHERE r.created_at >= $1 AND ($2::uuid IS NULL OR r.tenant_id = $2) ${page}

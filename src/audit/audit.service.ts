@@ -10,17 +10,15 @@ import { preparedQuery } from '../database/prepared-query';
 import { StatementBatcher } from '../database/statement-batcher';
 import { Transactions } from '../database/transactions';
 import { MetricsService } from '../metrics/metrics.service';
-import { actorOf, AuditEvent, RequestOrigin } from './audit-event';
+import { actorOf, AuditEvent, recordColumns, RequestOrigin } from './audit-event';
 import { currentOrigin } from './request-origin';
 
 /** INSERT's rows, many at once: one array per column, in INSERT's order. */
-const INSERT_MANY = `INSERT INTO audit_records (tenant_id, id, created_at, actor_id, actor_type, entity_type,
-  entity_id, operation, outcome, message, request_id, remote_address, user_agent)
+const INSERT_MANY = `INSERT INTO audit_records (${recordColumns()})
   SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::uuid[], $5::text[], $6::text[], $7::text[],
     $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])`;
 
-const INSERT = `INSERT INTO audit_records (tenant_id, id, created_at, actor_id, actor_type, entity_type,
-  entity_id, operation, outcome, message, request_id, remote_address, user_agent)
+const INSERT = `INSERT INTO audit_records (${recordColumns()})
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`;
 
 /** The part of a presented API key kept when it fails: enough to tell attempts apart, far from the key. */
