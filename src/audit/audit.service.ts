@@ -6,6 +6,7 @@ import type { EntityManager } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import type { StatementPart } from '../database/composed-statement';
 import { preparedQuery } from '../database/prepared-query';
 import { StatementBatcher } from '../database/statement-batcher';
 import { Transactions } from '../database/transactions';
@@ -20,6 +21,11 @@ const INSERT_MANY = `INSERT INTO audit_records (${recordColumns()})
 
 const INSERT = `INSERT INTO audit_records (${recordColumns()})
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`;
+
+/** An audit record as a part of a composed statement, and how its write went. */
+export interface AuditPart extends StatementPart {
+  written(ok: boolean): void;
+}
 
 /** The part of a presented API key kept when it fails: enough to tell attempts apart, far from the key. */
 const KEY_PREFIX = /^key_[1-9A-HJ-NP-Za-km-z]{4}/;
@@ -78,24 +84,9 @@ export class AuditService {
     if (!this.config.audit.enabled) {
       return;
     }
-    const { actorId, actorType } = actorOf(event.actor);
     const end = this.writes.startTimer();
     try {
-      const row = [
-        event.tenantId,
-        randomUUID(),
-        this.clock.now(),
-        actorId,
-        actorType,
-        event.entityType,
-        event.entityId,
-        event.operation,
-        event.outcome ?? 'success',
-        event.message,
-        origin.requestId,
-        origin.remoteAddress,
-        origin.userAgent,
-      ];
+      const row = this.rowOf(event, origin);
       // In a transaction the record commits (or not) with the change; a read's record is its own statement,
       // shared with the other reads that arrive meanwhile (one insert and one commit for many).
       await (manager !== undefined || this.transactions.active
@@ -110,14 +101,56 @@ export class AuditService {
       end({ outcome: 'written' });
     } catch (err) {
       end({ outcome: 'failed' });
-      this.logger.error(
-        { err: { code: (err as { code?: unknown }).code } },
-        'audit record could not be written',
-      );
-      throw new ApiError(503, 'The audit trail cannot be written right now: try again shortly.', undefined, {
-        'Retry-After': '5',
-      });
+      throw this.unwritten(err);
     }
+  }
+
+  /**
+   * The record of `event` as a part of the caller's own statement (composeStatement), which then writes the
+   * change and its record in one round trip; null with auditing off. The caller reports how the statement
+   * went with `written()`; when it failed for a reason the caller cannot pin on its own part, it writes the
+   * change again step by step, where `record()` names an audit failure as such.
+   */
+  recordPart(event: AuditEvent, origin: RequestOrigin = currentOrigin()): AuditPart | null {
+    if (!this.config.audit.enabled) {
+      return null;
+    }
+    const end = this.writes.startTimer();
+    return {
+      name: 'audit-insert',
+      text: INSERT,
+      values: this.rowOf(event, origin),
+      written: (ok) => end({ outcome: ok ? 'written' : 'failed' }),
+    };
+  }
+
+  private rowOf(event: AuditEvent, origin: RequestOrigin): unknown[] {
+    const { actorId, actorType } = actorOf(event.actor);
+    return [
+      event.tenantId,
+      randomUUID(),
+      this.clock.now(),
+      actorId,
+      actorType,
+      event.entityType,
+      event.entityId,
+      event.operation,
+      event.outcome ?? 'success',
+      event.message,
+      origin.requestId,
+      origin.remoteAddress,
+      origin.userAgent,
+    ];
+  }
+
+  private unwritten(err: unknown): ApiError {
+    this.logger.error(
+      { err: { code: (err as { code?: unknown }).code } },
+      'audit record could not be written',
+    );
+    return new ApiError(503, 'The audit trail cannot be written right now: try again shortly.', undefined, {
+      'Retry-After': '5',
+    });
   }
 
   /**

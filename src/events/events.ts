@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import type { StatementPart } from '../database/composed-statement';
 import { preparedQuery } from '../database/prepared-query';
 import { Transactions } from '../database/transactions';
 import { EventSubject, EventType, VaultEvent } from './event-types';
@@ -48,25 +49,32 @@ export class Events {
 
   /** Many events (a batch of tokens, the purge), in one statement. */
   async publishAll(events: VaultEvent[], manager: EntityManager = this.transactions.manager): Promise<void> {
-    if (events.length === 0) {
+    const part = this.publishPart(events);
+    if (part === null) {
       return;
+    }
+    // Prepared: every token write runs it, and it is a join the database would otherwise plan each time.
+    await preparedQuery(manager, part.name, part.text, part.values, this.config.databasePreparedStatements);
+  }
+
+  /** The statement publishAll runs, as a part of the caller's own (composeStatement); null for no events. */
+  publishPart(events: VaultEvent[]): StatementPart | null {
+    if (events.length === 0) {
+      return null;
     }
     const now = this.clock.now();
     const payloads = events.map((event) => toPayload(event, now));
-    // Prepared: every token write runs it, and it is a join the database would otherwise plan each time.
-    await preparedQuery(
-      manager,
-      'events.publish',
-      PUBLISH,
-      [
+    return {
+      name: 'events.publish',
+      text: PUBLISH,
+      values: [
         events.map((e) => e.tenantId),
         payloads.map((p) => p.id),
         payloads.map((p) => p.type),
         payloads.map((p) => JSON.stringify(p)),
         now,
       ],
-      this.config.databasePreparedStatements,
-    );
+    };
   }
 }
 

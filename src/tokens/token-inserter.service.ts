@@ -10,6 +10,9 @@ import { DedupRateLimit } from './dedup-rate-limit';
 import { TokenFields } from './token-fields';
 import { Token } from './token.entity';
 import { DuplicateScope, TokensRepository } from './tokens.repository';
+import { AuditService } from '../audit/audit.service';
+import type { AuditEvent } from '../audit/audit-event';
+import { connectionFailure } from '../common/database-unavailable';
 import { Events } from '../events/events';
 import { VaultEvent } from '../events/event-types';
 
@@ -38,10 +41,51 @@ export class TokenInserter {
     private readonly clock: Clock,
     private readonly dedup: DedupRateLimit,
     private readonly events: Events,
+    private readonly audit: AuditService,
   ) {}
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.tokens.manager.transaction(work);
+  }
+
+  /**
+   * One token (POST /tokens) and its audit record, `audited` naming the outcome. A plain create is one
+   * statement: token, index rows, outbox rows and record in one round trip, atomic without a transaction. A
+   * deduplicating one takes its fingerprint lock first, so it runs step by step in a transaction.
+   */
+  async insertOne(
+    prepared: PreparedToken,
+    audited: (outcome: InsertOutcome) => AuditEvent,
+  ): Promise<InsertOutcome> {
+    if (!looksForDuplicate(prepared)) {
+      const outcome: InsertOutcome = { inserted: prepared };
+      const audit = this.audit.recordPart(audited(outcome));
+      const events = this.events.publishPart(createdEvent(outcome));
+      try {
+        await this.tokens.insertOneWith(
+          prepared,
+          [events, audit].filter((p) => p !== null),
+        );
+        audit?.written(true);
+        this.dedup.record('created', prepared.fields.deduplicateToken === true ? 1 : 0);
+        return outcome;
+      } catch (err) {
+        if (isUniqueViolation(err)) {
+          throw ApiError.conflict('A token with this id already exists.');
+        }
+        if (!(err instanceof QueryFailedError) || connectionFailure(err) !== null) {
+          audit?.written(false);
+          throw err;
+        }
+        // The statement does not say which of its parts failed; the same write step by step does (an audit
+        // record that cannot be written answers 503, as on every route). Nothing of the first try was kept.
+      }
+    }
+    return this.transaction(async (manager) => {
+      const [outcome] = await this.insertMany(manager, [prepared]);
+      await this.audit.record(audited(outcome), manager);
+      return outcome;
+    });
   }
 
   /**

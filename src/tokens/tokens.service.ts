@@ -45,12 +45,8 @@ export class TokensService {
   async create(principal: Principal, body: Record<string, unknown>): Promise<TokenDto> {
     await this.dedup.take(principal, body.deduplicate_token === true ? 1 : 0);
     const prepared = await this.prepare(principal, body);
-    // One transaction: the token, its index rows, dedup locks, its audit record and its event commit together.
-    const outcome = await this.inserter.transaction(async (manager) => {
-      const [inserted] = await this.inserter.insertMany(manager, [prepared]);
-      await this.audit.record(createdEvent(principal, inserted), manager);
-      return inserted;
-    });
+    // The token, its index rows, its audit record and its event commit together (or none of them).
+    const outcome = await this.inserter.insertOne(prepared, (inserted) => createdEvent(principal, inserted));
     return this.presentOutcome(principal, outcome);
   }
 
