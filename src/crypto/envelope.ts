@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, KeyObject, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, KeyObject, randomFillSync } from 'node:crypto';
 import { isKey256, KEY_BYTES } from './secrets';
 
 const FORMAT_V1 = 0x01;
@@ -7,6 +7,25 @@ const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 const MIN_BLOB_BYTES = HEADER_BYTES + NONCE_BYTES + TAG_BYTES;
 const MAX_KEY_VERSION = 0xffffffff;
+/** Nonces drawn from the CSPRNG at a time: one call per 512 seals instead of one each (a /tokenize of 100). */
+const NONCE_POOL_BYTES = NONCE_BYTES * 512;
+
+let noncePool = Buffer.alloc(0);
+let nonceOffset = 0;
+
+/**
+ * A fresh random 96-bit nonce. Taken from a pool filled by the CSPRNG, each byte handed out once; a spent
+ * pool is replaced by a new buffer, never refilled in place, so a nonce once returned never changes.
+ */
+function nextNonce(): Buffer {
+  if (nonceOffset + NONCE_BYTES > noncePool.length) {
+    noncePool = randomFillSync(Buffer.allocUnsafe(NONCE_POOL_BYTES));
+    nonceOffset = 0;
+  }
+  const nonce = noncePool.subarray(nonceOffset, nonceOffset + NONCE_BYTES);
+  nonceOffset += NONCE_BYTES;
+  return nonce;
+}
 
 /** Deliberately detail-free: which check failed would help an attacker and nobody else. */
 export class DecryptError extends Error {
@@ -39,7 +58,7 @@ export function seal(
   const header = Buffer.alloc(HEADER_BYTES);
   header.writeUInt8(FORMAT_V1, 0);
   header.writeUInt32BE(keyVersion, 1);
-  const nonce = randomBytes(NONCE_BYTES);
+  const nonce = nextNonce();
   const cipher = createCipheriv('aes-256-gcm', dataKey, nonce, { authTagLength: TAG_BYTES });
   cipher.setAAD(additionalData(header, aad));
   const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
