@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 
 /**
  * One data-modifying statement (an INSERT) as a part of a larger one, its parameters numbered $1..$n of its
- * own `values`. A name stands for one text, as for a prepared statement.
+ * own `values`; its text holds no other `$` (no literal or dollar quote with one), since composing renumbers
+ * every `$<digits>`. A name stands for one text, as for a prepared statement.
  */
 export interface StatementPart {
   name: string;

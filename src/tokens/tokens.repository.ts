@@ -50,10 +50,6 @@ const INSERT_ONE_SQL = `INSERT INTO tokens (${INSERT_COLUMNS})
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ARRAY(SELECT jsonb_array_elements_text($9::jsonb)), $10, $11, $12, $13, $14,
     $15, $16, NULL, NULL, NULL)`;
 
-/** One token's blind-index rows. */
-const INSERT_OWN_INDEXES_SQL = `INSERT INTO token_search_indexes (tenant_id, hash, token_id)
-  SELECT $1::uuid, unnest($2::text[]), $3::text`;
-
 /** Any number of tokens in one statement: one array parameter per column. */
 const INSERT_MANY_SQL = `INSERT INTO tokens (${INSERT_COLUMNS})
   SELECT r.tenant_id, r.id, r.type, r.data, r.data_key_version, r.mask, r.fingerprint, r.fingerprint_expression,
@@ -90,6 +86,21 @@ function insertValues(r: Token): unknown[] {
     r.createdBy,
     r.createdAt,
   ];
+}
+
+/** The blind-index rows of `tokens` as one INSERT; null when they have none. */
+function indexPart(tokens: { row: Token; indexHashes: string[] }[]): StatementPart | null {
+  const rows = tokens.flatMap((t) =>
+    t.indexHashes.map((hash) => ({ tenantId: t.row.tenantId, hash, id: t.row.id })),
+  );
+  if (rows.length === 0) {
+    return null;
+  }
+  return {
+    name: 'tokens.insert-indexes',
+    text: 'INSERT INTO token_search_indexes (tenant_id, hash, token_id) SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[])',
+    values: [rows.map((r) => r.tenantId), rows.map((r) => r.hash), rows.map((r) => r.id)],
+  };
 }
 
 /** TypeORM returns [rows, count] for a bare UPDATE ... RETURNING on postgres, rows for a SELECT. */
@@ -342,12 +353,9 @@ export class TokensRepository {
     const parts: StatementPart[] = [
       { name: 'tokens.insert-one', text: INSERT_ONE_SQL, values: insertValues(token.row) },
     ];
-    if (token.indexHashes.length > 0) {
-      parts.push({
-        name: 'tokens.insert-own-indexes',
-        text: INSERT_OWN_INDEXES_SQL,
-        values: [token.row.tenantId, token.indexHashes, token.row.id],
-      });
+    const indexes = indexPart([token]);
+    if (indexes !== null) {
+      parts.push(indexes);
     }
     const statement = composeStatement([...parts, ...also]);
     await preparedQuery(
@@ -396,19 +404,10 @@ export class TokensRepository {
     manager: EntityManager,
     tokens: { row: Token; indexHashes: string[] }[],
   ): Promise<void> {
-    const rows = tokens.flatMap((t) =>
-      t.indexHashes.map((hash) => ({ tenantId: t.row.tenantId, hash, id: t.row.id })),
-    );
-    if (rows.length === 0) {
-      return;
+    const part = indexPart(tokens);
+    if (part !== null) {
+      await preparedQuery(manager, part.name, part.text, part.values, this.config.databasePreparedStatements);
     }
-    await preparedQuery(
-      manager,
-      'tokens.insert-indexes',
-      'INSERT INTO token_search_indexes (tenant_id, hash, token_id) SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[])',
-      [rows.map((r) => r.tenantId), rows.map((r) => r.hash), rows.map((r) => r.id)],
-      this.config.databasePreparedStatements,
-    );
   }
 
   /** Deletes the data for good and keeps the row as an audit reference. */

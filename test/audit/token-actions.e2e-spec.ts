@@ -53,6 +53,26 @@ describe('audit records of token actions', () => {
     expect(await recordsOf(ctx, tenant.tenantId, 'delete', id)).toHaveLength(1);
   });
 
+  it('leaves nothing of a refused create: a duplicate id gets 409, and no audit record or search-index row of its own', async () => {
+    const tenant = await ctx.newTenant();
+    const app = await tokenApp(ctx, tenant);
+    const id = 'audit-dup:card';
+    const first = { id, type: 'token', data: 'first value', search_indexes: ['{{ data }}'] };
+    expect((await app.api.create(first)).status).toBe(201);
+    const indexRows = (): Promise<{ hash: string }[]> =>
+      ctx.dataSource.query('SELECT hash FROM token_search_indexes WHERE tenant_id = $1 AND token_id = $2', [
+        tenant.tenantId,
+        id,
+      ]);
+    const before = await indexRows();
+    expect(before).toHaveLength(1);
+
+    const second = { ...first, data: 'second value' };
+    expect((await app.api.create(second)).status).toBe(409);
+    expect(await recordsOf(ctx, tenant.tenantId, 'create', id)).toHaveLength(1);
+    expect(await indexRows()).toEqual(before);
+  });
+
   it('records a tokenize request once, naming every token it made', async () => {
     const tenant = await ctx.newTenant();
     const app = await tokenApp(ctx, tenant);
