@@ -106,6 +106,31 @@ export class AuditService {
   }
 
   /**
+   * Records of several events of one request, sent together: outside a transaction they share one batch
+   * (one statement) unless the batch is full. As with record(), the request fails with 503 unless all are
+   * written.
+   */
+  async recordAll(events: readonly AuditEvent[], origin: RequestOrigin = currentOrigin()): Promise<void> {
+    if (!this.config.audit.enabled || events.length === 0) {
+      return;
+    }
+    if (events.length === 1 || this.transactions.active) {
+      for (const event of events) {
+        await this.record(event, undefined, origin);
+      }
+      return;
+    }
+    const end = this.writes.startTimer();
+    try {
+      await this.standalone.submitAll(events.map((event) => this.rowOf(event, origin)));
+      end({ outcome: 'written' });
+    } catch (err) {
+      end({ outcome: 'failed' });
+      throw this.unwritten(err);
+    }
+  }
+
+  /**
    * The record of `event` as a part of the caller's own statement (composeStatement), which then writes the
    * change and its record in one round trip; null with auditing off. The caller reports how the statement
    * went with `written()`; when it failed for a reason the caller cannot pin on its own part, it writes the

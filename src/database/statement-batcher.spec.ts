@@ -46,6 +46,26 @@ describe('StatementBatcher', () => {
     await expect(Promise.all(rest)).resolves.toEqual(['done b', 'done c']);
   });
 
+  it('sends the rows of one submitAll in one statement, after the one in flight', async () => {
+    const { batcher, batches, answer } = manual();
+    const lone = batcher.submit('a');
+    const both = batcher.submitAll(['b', 'c']);
+    await settle();
+    expect(batches).toEqual([['a']]);
+    answer();
+    await lone;
+    await settle();
+    expect(batches).toEqual([['a'], ['b', 'c']]);
+    answer();
+    await expect(both).resolves.toEqual(['done b', 'done c']);
+    // With nothing in flight, they go at once, still together.
+    const more = batcher.submitAll(['d', 'e']);
+    await settle();
+    expect(batches[2]).toEqual(['d', 'e']);
+    answer();
+    await expect(more).resolves.toEqual(['done d', 'done e']);
+  });
+
   it('caps a statement at max rows and never puts two rows of one key in one statement', async () => {
     const { batcher, batches, answer } = manual();
     const all = ['x', 'k:1', 'k:2', 'm', 'n', 'o'].map((i) => batcher.submit(i));

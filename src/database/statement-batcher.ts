@@ -34,6 +34,20 @@ export class StatementBatcher<I, O> {
     });
   }
 
+  /** Several rows of one caller: they go in the same batch (unless `max` or a conflict key splits them). */
+  submitAll(items: readonly I[]): Promise<O[]> {
+    const outputs = items.map(
+      (item) =>
+        new Promise<O>((resolve, reject) => {
+          this.waiting.push({ item, resolve, reject });
+        }),
+    );
+    if (!this.inFlight) {
+      void this.sendNext();
+    }
+    return Promise.all(outputs);
+  }
+
   private async sendNext(): Promise<void> {
     const batch = this.nextBatch();
     if (batch.length === 0) {

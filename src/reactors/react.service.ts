@@ -36,8 +36,20 @@ export class ReactService {
     signal?: AbortSignal,
   ): Promise<ReactResponseDto> {
     const loaded = await this.reactors.load(caller.tenantId, id);
-    const args = await this.argsFor(caller, loaded, body);
-    await this.audit.record(auditEvent(caller, 'reactor', id, 'react', 'Reactor invoked'));
+    const { value, record } = await this.detokenizer.detokenizeUnrecorded(caller, body.args ?? {});
+    let args: { [key: string]: JsonValue };
+    try {
+      args = this.prepared(loaded, value);
+    } catch (err) {
+      // Refused before the code ran: the tokens were still read for this caller, so that is recorded.
+      if (record !== null) {
+        await this.audit.record(record);
+      }
+      throw err;
+    }
+    // The tokens used and the invocation, in one statement, before the code gets the data.
+    const invoked = auditEvent(caller, 'reactor', id, 'react', 'Reactor invoked');
+    await this.audit.recordAll(record === null ? [invoked] : [record, invoked]);
     return this.run(caller.tenantId, loaded, args, signal);
   }
 
@@ -50,7 +62,10 @@ export class ReactService {
     loaded: LoadedReactor,
     body: ReactRequestDto,
   ): Promise<{ [key: string]: JsonValue }> {
-    const detokenized = await this.detokenizer.detokenize(caller, body.args ?? {});
+    return this.prepared(loaded, await this.detokenizer.detokenize(caller, body.args ?? {}));
+  }
+
+  private prepared(loaded: LoadedReactor, detokenized: unknown): { [key: string]: JsonValue } {
     if (loaded.parameters === null) {
       // The DTO admits objects only, and detokenization keeps the shape.
       return detokenized as { [key: string]: JsonValue };

@@ -19,6 +19,7 @@ import { ReactorFormulasService, toFormulaDto } from '../reactor-formulas/reacto
 import { ListReactorsQueryDto, ReactorBodyDto, ReactorDto } from './dto/reactor.dto';
 import { checkReactorConfiguration } from './reactor-configuration';
 import { checkCodeReactor, ReactorRuntime } from './reactor-rules';
+import { loadReactorRow } from './load-reactor';
 import { Reactor } from './reactor.entity';
 
 /** What the react path needs of a reactor: the code to run and its decrypted configuration. */
@@ -120,7 +121,16 @@ export class ReactorsService {
 
   /** The reactor, the code it runs and its configuration in clear, for an invocation. */
   async load(tenantId: string, id: string): Promise<LoadedReactor> {
-    const reactor = await this.find(tenantId, id);
+    const loaded = await loadReactorRow(
+      this.reactors.manager,
+      tenantId,
+      id,
+      this.config.databasePreparedStatements,
+    );
+    if (loaded === null) {
+      throw ApiError.notFound('Reactor');
+    }
+    const { reactor, formula } = loaded;
     const configuration = await this.configurationOf(reactor);
     if (reactor.code !== null) {
       const timeout = reactor.runtime?.timeout ?? null;
@@ -132,7 +142,9 @@ export class ReactorsService {
         timeoutMs: timeout === null ? undefined : timeout * 1000,
       };
     }
-    const formula = await this.formulas.findVisible(tenantId, reactor.formulaId as string);
+    if (formula === null) {
+      throw ApiError.notFound('Reactor formula');
+    }
     return {
       reactor,
       code: formula.code,

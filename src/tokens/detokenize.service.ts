@@ -12,7 +12,7 @@ import {
 } from '../expressions/detokenization';
 import { TokenDto } from './dto/token.dto';
 import { AuditService } from '../audit/audit.service';
-import { auditEvent, naming } from '../audit/audit-event';
+import { AuditEvent, auditEvent, naming } from '../audit/audit-event';
 import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
 import { MAX_DETOKENIZED_CHARS, MAX_NESTING } from '../common/limits';
@@ -35,19 +35,46 @@ export class DetokenizeService {
 
   /** Any JSON value: strings anywhere inside are detokenized, object keys are not. */
   async detokenize(principal: Principal, value: unknown): Promise<unknown> {
-    const resolved = await this.resolve(principal, collectReferencedIds(value));
-    return this.walk(value, new Expansion(resolved, (r, token) => this.render(r, token)), 0);
+    const { value: detokenized, record } = await this.detokenizeUnrecorded(principal, value);
+    if (record !== null) {
+      await this.audit.record(record);
+    }
+    return detokenized;
+  }
+
+  /**
+   * As detokenize, but the audit record of the tokens used (null when none was) is the caller's to write,
+   * together with its own, before the data leaves the vault or reaches tenant code.
+   */
+  async detokenizeUnrecorded(
+    principal: Principal,
+    value: unknown,
+  ): Promise<{ value: unknown; record: AuditEvent | null }> {
+    const { resolved, record } = await this.resolve(principal, collectReferencedIds(value));
+    return {
+      value: this.walk(value, new Expansion(resolved, (r, token) => this.render(r, token)), 0),
+      record,
+    };
   }
 
   /** A text body (form-encoded or plain): every reference becomes text. */
   async detokenizeText(principal: Principal, text: string): Promise<string> {
-    const resolved = await this.resolve(principal, new Set(findReferences(text).map((r) => r.id)));
+    const { resolved, record } = await this.resolve(
+      principal,
+      new Set(findReferences(text).map((r) => r.id)),
+    );
+    if (record !== null) {
+      await this.audit.record(record);
+    }
     const expansion = new Expansion(resolved, (r, token) => this.render(r, token));
     const result = expansion.substitute(text);
     return typeof result === 'string' ? result : expansion.text(result);
   }
 
-  private async resolve(principal: Principal, ids: Set<string>): Promise<Map<string, TokenDto>> {
+  private async resolve(
+    principal: Principal,
+    ids: Set<string>,
+  ): Promise<{ resolved: Map<string, TokenDto>; record: AuditEvent | null }> {
     if (ids.size > MAX_DETOKENIZED_TOKENS) {
       throw ApiError.badRequest(
         `At most ${MAX_DETOKENIZED_TOKENS} tokens can be detokenized in one request.`,
@@ -71,12 +98,11 @@ export class DetokenizeService {
       resolved.set(row.id, await this.tokens.present(row, undefined, transform));
       decisions.push(`${row.id} (${transform})`);
     }
-    if (decisions.length > 0) {
-      await this.audit.record(
-        auditEvent(principal, 'token', null, 'detokenize', naming('Tokens used', decisions)),
-      );
-    }
-    return resolved;
+    const record =
+      decisions.length > 0
+        ? auditEvent(principal, 'token', null, 'detokenize', naming('Tokens used', decisions))
+        : null;
+    return { resolved, record };
   }
 
   private walk(value: unknown, expansion: Expansion, depth: number): unknown {

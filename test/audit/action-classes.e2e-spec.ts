@@ -91,6 +91,27 @@ describe('audit records of management actions', () => {
     await one('delete', formulaId);
   });
 
+  it('records a reaction’s tokens and invocation together, and only the tokens when its arguments are refused', async () => {
+    const api = reactorsApi(ctx, tenant);
+    const { reactorId } = await newReactor(ctx, tenant);
+    const user = await tokenApp(ctx, tenant, [], ['token:create', 'token:use']);
+    const token = (await user.api.create({ type: 'token', data: 'not a number' })).body.id as string;
+    const used = `Tokens used: ${token} (reveal)`;
+    const usesOf = async (): Promise<LogEntry[]> =>
+      (await recordsOf(ctx, tenant.tenantId, 'detokenize', null)).filter((r) => r.message === used);
+
+    // The formula declares `amount` a number: the token's text cannot be one, so the code never runs.
+    const refused = await api.react(reactorId, { args: { amount: `{{ ${token} }}` } }, user.key);
+    expect(refused.status).toBe(400);
+    expect(await usesOf()).toHaveLength(1);
+    expect(await recordsOf(ctx, tenant.tenantId, 'react', reactorId)).toHaveLength(0);
+
+    const reacted = await api.react(reactorId, { args: { note: `{{ ${token} }}` } }, user.key);
+    expect(reacted.status).toBe(200);
+    expect(await usesOf()).toHaveLength(2);
+    expect(await one('react', reactorId)).toMatchObject({ actor_id: user.id });
+  });
+
   it('records a token a reactor creates through req.bt as its own create, by the reactor’s application', async () => {
     const api = reactorsApi(ctx, tenant);
     const writer = await tokenApp(ctx, tenant, [], ['token:create']);

@@ -46,6 +46,7 @@ function init(message) {
   maxHostBytes = message.maxHostBytes;
   newIsolate(message);
   send({ type: 'ready' });
+  warmSpare();
 }
 
 let moduleSources;
@@ -65,6 +66,47 @@ function newIsolate(message) {
       isolate.compileScriptSync(`(function (module, exports, require) {${source}\n})`, { filename: name }),
     );
   }
+}
+
+/**
+ * A context no code has run in, the prelude evaluated: made while this process is idle, because V8 takes
+ * ~0.6 ms to build a context and a run should not wait for it. A run takes it and releases it when done;
+ * no context ever serves two runs.
+ */
+let spare = null;
+let warming = null;
+const PRELUDE_TIMEOUT_MS = 1000;
+
+function freshContext(timeoutMs) {
+  const context = isolate.createContextSync();
+  const jail = context.global;
+  jail.setSync('globalThis', jail.derefInto());
+  preludeScript.runSync(context, { timeout: timeoutMs });
+  return context;
+}
+
+function takeContext(timeoutMs) {
+  const context = spare;
+  spare = null;
+  return context ?? freshContext(timeoutMs);
+}
+
+function warmSpare() {
+  if (spare !== null || warming !== null) {
+    return;
+  }
+  warming = setImmediate(() => {
+    warming = null;
+    if (spare !== null || isolate.isDisposed) {
+      return;
+    }
+    try {
+      spare = freshContext(PRELUDE_TIMEOUT_MS);
+    } catch {
+      // Out of memory or the like: the next run builds its own context and reports what happens then.
+      spare = null;
+    }
+  });
 }
 
 function userScript(code, codeHash) {
@@ -109,19 +151,19 @@ async function run(message) {
   let context;
   try {
     const script = userScript(code, codeHash);
-    context = await isolate.createContext();
+    // The steps before the call are synchronous: each async call of isolated-vm is a hop to its thread pool
+    // and back, and this process serves one run at a time anyway. The timeout bounds each step as before.
+    context = takeContext(timeoutMs);
     const jail = context.global;
-    await jail.set('globalThis', jail.derefInto());
-    await preludeScript.run(context, { timeout: timeoutMs });
     const host = new ivm.Reference((name, argsJson) => hostCall(id, name, argsJson));
-    const userFn = await script.run(context, { reference: true, timeout: timeoutMs });
+    const userFn = script.runSync(context, { reference: true, timeout: timeoutMs });
     // Module wrappers are function expressions: cheap to evaluate per context, run only when required.
     const names = [...moduleScripts.keys()];
     const moduleFns = [];
     for (const name of names) {
-      moduleFns.push((await moduleScripts.get(name).run(context, { reference: true })).derefInto());
+      moduleFns.push(moduleScripts.get(name).runSync(context, { reference: true }).derefInto());
     }
-    const start = await jail.get('__vault_start', { reference: true });
+    const start = jail.getSync('__vault_start', { reference: true });
     const args = [userFn.derefInto(), host, input, new ivm.ExternalCopy(names).copyInto(), ...moduleFns];
     const result = await start.apply(undefined, args, {
       result: { promise: true, copy: true },
@@ -145,6 +187,7 @@ async function run(message) {
     if (context !== undefined && !isolate.isDisposed) {
       context.release();
     }
+    warmSpare();
   }
 }
 
