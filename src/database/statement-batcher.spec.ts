@@ -35,6 +35,7 @@ describe('StatementBatcher', () => {
   it('sends a lone row at once, and rows that arrive meanwhile together in the next statement', async () => {
     const { batcher, batches, answer } = manual();
     const first = batcher.submit('a');
+    await settle();
     const rest = ['b', 'c'].map((i) => batcher.submit(i));
     await settle();
     expect(batches).toEqual([['a']]);
@@ -49,6 +50,7 @@ describe('StatementBatcher', () => {
   it('sends the rows of one submitAll in one statement, after the one in flight', async () => {
     const { batcher, batches, answer } = manual();
     const lone = batcher.submit('a');
+    await settle();
     const both = batcher.submitAll(['b', 'c']);
     await settle();
     expect(batches).toEqual([['a']]);
@@ -66,6 +68,20 @@ describe('StatementBatcher', () => {
     await expect(more).resolves.toEqual(['done d', 'done e']);
   });
 
+  it('sends rows submitted while the same code runs together, also when none is in flight', async () => {
+    const { batcher, batches, answer } = manual();
+    // As requests answered by one statement go on: each reaches its next statement a few awaits later.
+    const chained = ['a', 'b', 'c'].map(async (i) => {
+      await Promise.resolve();
+      await Promise.resolve();
+      return batcher.submit(i);
+    });
+    await settle();
+    expect(batches).toEqual([['a', 'b', 'c']]);
+    answer();
+    await expect(Promise.all(chained)).resolves.toEqual(['done a', 'done b', 'done c']);
+  });
+
   it('caps a statement at max rows and never puts two rows of one key in one statement', async () => {
     const { batcher, batches, answer } = manual();
     const all = ['x', 'k:1', 'k:2', 'm', 'n', 'o'].map((i) => batcher.submit(i));
@@ -74,15 +90,17 @@ describe('StatementBatcher', () => {
     await settle();
     answer();
     await settle();
-    answer();
-    await settle();
     await Promise.all(all);
-    expect(batches).toEqual([['x'], ['k:1', 'm', 'n'], ['k:2', 'o']]);
+    expect(batches).toEqual([
+      ['x', 'k:1', 'm'],
+      ['k:2', 'n', 'o'],
+    ]);
   });
 
   it('gives every row of a failed statement its error, and goes on with the next', async () => {
     const { batcher, answer, fail } = manual();
     const first = batcher.submit('a');
+    await settle();
     const second = [batcher.submit('b'), batcher.submit('c')];
     await settle();
     answer();

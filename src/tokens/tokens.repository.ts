@@ -5,6 +5,7 @@ import { WriteCounter } from './write-counter';
 import { composeStatement, StatementPart } from '../database/composed-statement';
 import { preparedQuery } from '../database/prepared-query';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { PrimaryKeyReads } from './primary-key-reads';
 import { Token } from './token.entity';
 
 /** Where a caller may find a duplicate: container prefixes it may read and write, or 'all'. */
@@ -121,6 +122,7 @@ function goneRows(result: unknown[]): GoneToken[] {
 export class TokensRepository {
   /** Every column as `column AS "property"`: a plain SQL row then already has the entity's shape. */
   private readonly columns: string;
+  private readonly primaryKeyReads: PrimaryKeyReads;
 
   constructor(
     @InjectRepository(Token) private readonly tokens: Repository<Token>,
@@ -130,6 +132,11 @@ export class TokensRepository {
     this.columns = tokens.metadata.columns
       .map((c) => `"${c.databaseName}" AS "${c.propertyName}"`)
       .join(', ');
+    this.primaryKeyReads = new PrimaryKeyReads(
+      (name, text, values) =>
+        preparedQuery(this.tokens.manager, name, text, values, this.config.databasePreparedStatements),
+      this.columns,
+    );
   }
 
   get manager(): EntityManager {
@@ -142,8 +149,12 @@ export class TokensRepository {
    * the hot read, and TypeORM's find costs several times more to build and hydrate the same query.
    */
   async findLive(tenantId: string, id: string, now: Date): Promise<Token | null> {
-    const [row] = await this.select('tokens.find-live', 'tenant_id = $1 AND id = $2', [tenantId, id]);
-    return row !== undefined && isLive(row, now) ? row : null;
+    const found = await this.primaryKeyReads.find(tenantId, id);
+    if (found === undefined) {
+      return null;
+    }
+    const row = Object.assign(new Token(), found);
+    return isLive(row, now) ? row : null;
   }
 
   async findLiveMany(tenantId: string, ids: string[], now: Date): Promise<Token[]> {

@@ -1,3 +1,4 @@
+import { TokensRepository } from '../../src/tokens/tokens.repository';
 import { TestContext, TestTenant } from '../support/test-app';
 import {
   ALL_TOKEN_PERMISSIONS,
@@ -121,6 +122,75 @@ describe('tenancy and deletion', () => {
       await otherContainer.api.delete(created.body.id).expect(403);
       await a.get(created.body.id).expect(200);
       expect((await rawToken(ctx, tenantA.tenantId, created.body.id)).deleted_at).toBeNull();
+    });
+  });
+
+  /**
+   * Token reads that arrive together share one statement (PrimaryKeyReads): each must still get exactly its
+   * own tenant's token, or nothing.
+   */
+  describe('concurrent reads', () => {
+    const dataOf = new Map<string, string>();
+    let idsA: string[];
+    let idB: string;
+
+    beforeAll(async () => {
+      idsA = [];
+      for (let i = 0; i < 5; i++) {
+        const id = (await a.create({ type: 'token', data: `alpha-${i}` }).expect(201)).body.id as string;
+        idsA.push(id);
+        dataOf.set(id, `alpha-${i}`);
+      }
+      idB = (await b.create({ type: 'token', data: 'beta-secret' }).expect(201)).body.id as string;
+    });
+
+    it('gives each of many simultaneous reads its own tenant’s token, the same token to each reader, none to others', async () => {
+      const repository = ctx.get(TokensRepository);
+      const now = new Date();
+      // One read goes alone; the rest wait for it and then share one statement: repeats, a miss, another
+      // tenant's id and a deleted token among them.
+      const deleted = (await a.create({ type: 'token', data: 'gone' }).expect(201)).body.id as string;
+      await a.delete(deleted).expect(204);
+      const asks: { tenantId: string; id: string; expect: string | null }[] = [];
+      for (let round = 0; round < 4; round++) {
+        for (const id of idsA) {
+          asks.push({ tenantId: tenantA.tenantId, id, expect: dataOf.get(id) as string });
+        }
+        asks.push({ tenantId: tenantA.tenantId, id: idB, expect: null });
+        asks.push({ tenantId: tenantB.tenantId, id: idsA[0], expect: null });
+        asks.push({ tenantId: tenantA.tenantId, id: 'no-such-token', expect: null });
+        asks.push({ tenantId: tenantA.tenantId, id: deleted, expect: null });
+        asks.push({ tenantId: tenantB.tenantId, id: idB, expect: 'beta-secret' });
+      }
+      const rows = await Promise.all(asks.map((ask) => repository.findLive(ask.tenantId, ask.id, now)));
+      rows.forEach((row, i) => {
+        const ask = asks[i];
+        if (ask.expect === null) {
+          expect(row).toBeNull();
+        } else {
+          expect(row).toMatchObject({ tenantId: ask.tenantId, id: ask.id });
+          expect(row).not.toHaveProperty('key_n');
+        }
+      });
+      // Two readers of one token never share an object.
+      const firstReads = rows.filter((row) => row?.id === idsA[0]);
+      expect(firstReads).toHaveLength(4);
+      expect(new Set(firstReads).size).toBe(4);
+    });
+
+    it('answers simultaneous GETs of both tenants with each one’s own data', async () => {
+      const reads = [...idsA.flatMap((id) => [a.get(id), a.get(id)]), b.get(idB), a.get(idB), b.get(idsA[1])];
+      const answers = await Promise.all(reads);
+      answers.slice(0, idsA.length * 2).forEach((res, i) => {
+        expect(res.status).toBe(200);
+        expect(res.body.data).toBe(dataOf.get(idsA[Math.floor(i / 2)]));
+      });
+      const [own, crossA, crossB] = answers.slice(idsA.length * 2);
+      expect(own.status).toBe(200);
+      expect(own.body.data).toBe('beta-secret');
+      expect(crossA.status).toBe(404);
+      expect(crossB.status).toBe(404);
+      expect(JSON.stringify(crossA.body)).not.toContain('beta-secret');
     });
   });
 });
