@@ -103,15 +103,22 @@ export class ProxyForwarder {
         return;
       }
     }
+    let used: AuditEvent | null = null;
     let body: Buffer | Request | undefined = streamed
       ? bodyOrNothing(req)
       : proxy?.proxy.disableDetokenization === true
         ? raw
-        : await this.detokenizedBody(raw, kind, route.detokenizer).catch((err: unknown) =>
-            this.auditRefusal(err, route, req, res),
+        : await this.detokenizedBody(raw, kind, route.detokenizer).then(
+            (detokenized) => {
+              used = detokenized.record;
+              return detokenized.body;
+            },
+            (err: unknown) => this.auditRefusal(err, route, req, res),
           );
-    // Written (or the request refused) before any detokenized byte leaves: one record per forwarded request.
-    await this.audit.record(proxiedEvent(route.proxy, route.detokenizer, req.method));
+    // Written (or the request refused) before any detokenized byte leaves: one record per forwarded request,
+    // and the record of the tokens it used, in one statement.
+    const proxied = proxiedEvent(route.proxy, route.detokenizer, req.method);
+    await this.audit.recordAll(used === null ? [proxied] : [used, proxied]);
 
     // Aborted when our caller goes away: drops a transform still waiting for the sandbox, ends the upstream.
     const gone = clientGoneSignal(res);
@@ -240,43 +247,46 @@ export class ProxyForwarder {
     return this.authenticator.authenticate(req, res, ['token:use']);
   }
 
+  /** The body with its expressions replaced, and the record of the tokens used (null when none was). */
   private async detokenizedBody(
     raw: Buffer | undefined,
     kind: BodyKind,
     principal: Principal | null,
-  ): Promise<Buffer | undefined> {
-    if (raw === undefined) {
-      return undefined;
-    }
+  ): Promise<{ body: Buffer | undefined; record: AuditEvent | null }> {
     // Expressions need `{{` (percent-encoded in a form): a body without it is sent as received, byte for byte.
     if (
+      raw === undefined ||
       kind === 'opaque' ||
       !(raw.includes('{{') || (kind === 'form' && /%7b%7b/i.test(raw.toString('latin1'))))
     ) {
-      return raw;
+      return { body: raw, record: null };
     }
     const text = raw.toString('utf8');
     if (kind === 'json') {
-      const value = parseJsonBody(text);
-      const detokenized = await this.detokenizer.detokenize(allowed(principal), value);
-      return Buffer.from(JSON.stringify(detokenized));
+      const { value, record } = await this.detokenizer.detokenizeUnrecorded(
+        allowed(principal),
+        parseJsonBody(text),
+      );
+      return { body: Buffer.from(JSON.stringify(value)), record };
     }
     if (kind === 'form') {
       const form = new URLSearchParams(text);
       const pairs = [...form.entries()];
       if (!pairs.some(([, value]) => value.includes('{{'))) {
-        return raw;
+        return { body: raw, record: null };
       }
       // One detokenization (one query) for every field; each field becomes text again.
-      const values = (await this.detokenizer.detokenize(
+      const { value, record } = await this.detokenizer.detokenizeUnrecorded(
         allowed(principal),
-        pairs.map(([, value]) => value),
-      )) as unknown[];
+        pairs.map(([, v]) => v),
+      );
+      const values = value as unknown[];
       const out = new URLSearchParams();
       pairs.forEach(([name], i) => out.append(name, asText(values[i])));
-      return Buffer.from(out.toString());
+      return { body: Buffer.from(out.toString()), record };
     }
-    return Buffer.from(await this.detokenizer.detokenizeText(allowed(principal), text));
+    const { value, record } = await this.detokenizer.detokenizeTextUnrecorded(allowed(principal), text);
+    return { body: Buffer.from(value), record };
   }
 }
 

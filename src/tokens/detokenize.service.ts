@@ -57,18 +57,21 @@ export class DetokenizeService {
     };
   }
 
-  /** A text body (form-encoded or plain): every reference becomes text. */
-  async detokenizeText(principal: Principal, text: string): Promise<string> {
+  /**
+   * A text body (form-encoded or plain): every reference becomes text. As detokenizeUnrecorded, the record
+   * of the tokens used is the caller's to write.
+   */
+  async detokenizeTextUnrecorded(
+    principal: Principal,
+    text: string,
+  ): Promise<{ value: string; record: AuditEvent | null }> {
     const { resolved, record } = await this.resolve(
       principal,
       new Set(findReferences(text).map((r) => r.id)),
     );
-    if (record !== null) {
-      await this.audit.record(record);
-    }
     const expansion = new Expansion(resolved, (r, token) => this.render(r, token));
     const result = expansion.substitute(text);
-    return typeof result === 'string' ? result : expansion.text(result);
+    return { value: typeof result === 'string' ? result : expansion.text(result), record };
   }
 
   private async resolve(

@@ -231,6 +231,29 @@ describe('/proxy (ephemeral, BT-PROXY-URL)', () => {
     expect(forwarded).toEqual([]);
   });
 
+  it('records each forwarded request and the tokens it used before answering, for JSON and text bodies', async () => {
+    const user = await tokenApp(fx.ctx, tenant, [], ['token:use']);
+    const send = (body: string, type: string) =>
+      fx.ctx.http
+        .post('/proxy')
+        .set('BT-API-KEY', user.key)
+        .set('BT-PROXY-URL', fx.url(echo))
+        .set('Content-Type', type)
+        .send(body);
+    expect(
+      (await send(JSON.stringify({ n: `{{ ${card.id} | json: '$.number' }}` }), 'application/json')).status,
+    ).toBe(200);
+    expect((await send(`card {{ ${card.id} | json: '$.number' }}`, 'text/plain')).status).toBe(200);
+    expect((await send(JSON.stringify({ plain: true }), 'application/json')).status).toBe(200);
+    const rows = (await auditRows(fx.ctx, tenant.tenantId)).filter((r) => r.actor_id === user.id);
+    const used = rows.filter((r) => r.operation === 'detokenize');
+    expect(used.map((r) => r.message)).toEqual([
+      `Tokens used: ${card.id} (reveal)`,
+      `Tokens used: ${card.id} (reveal)`,
+    ]);
+    expect(rows.filter((r) => r.operation === 'proxy' && r.outcome === 'success')).toHaveLength(3);
+  });
+
   it('cannot detokenize another tenant’s token', async () => {
     const other = await fx.ctx.newTenant('Other');
     const stranger = await tokenApp(fx.ctx, other, [], ['token:use']);

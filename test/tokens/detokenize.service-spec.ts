@@ -74,10 +74,15 @@ describe('detokenization', () => {
     expect(await statusOf(detokenize(stranger, `{{ ${cardId} }}`))).toBe(400);
   });
 
-  it('detokenizes text bodies', async () => {
-    const text = await ctx
+  it('detokenizes text bodies, and hands over the record of the tokens used', async () => {
+    const { value, record } = await ctx
       .get(DetokenizeService)
-      .detokenizeText(user, `name={{ ${textId} }}&card={{ ${cardId} | json: '$.number' }}`);
-    expect(text).toBe('name=Jane&card=4242424242424242');
+      .detokenizeTextUnrecorded(user, `name={{ ${textId} }}&card={{ ${cardId} | json: '$.number' }}`);
+    expect(value).toBe('name=Jane&card=4242424242424242');
+    expect(record).toMatchObject({ entityType: 'token', operation: 'detokenize' });
+    expect(record?.message).toContain(textId);
+    expect(record?.message).toContain(cardId);
+    const none = await ctx.get(DetokenizeService).detokenizeTextUnrecorded(user, 'no expressions here');
+    expect(none).toEqual({ value: 'no expressions here', record: null });
   });
 });
