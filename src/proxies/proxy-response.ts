@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setUntrustedHeaders } from '../common/security-headers';
 import { OutboundError, OutboundResponse } from '../outbound';
@@ -9,6 +10,12 @@ import { applyResult, singleValued, TransformResult } from './proxy-transforms';
 
 /** Destination responses read into memory for a response transform. */
 const MAX_TRANSFORMED_RESPONSE_BYTES = 5 * 1024 * 1024;
+
+/**
+ * Answers of at most this size, by their Content-Length, are read whole and sent in one write: a
+ * stream pipeline costs more than the copy for a small answer, and writes head and body apart.
+ */
+const WHOLE_ANSWER_BYTES = 64 * 1024;
 
 /**
  * Streams the destination's answer back (status, headers in their raw names, body bytes), as an
@@ -33,11 +40,46 @@ export async function relay(res: Response, response: OutboundResponse): Promise<
     res.statusMessage = response.statusText;
   }
   try {
-    await pipeline(response.body, res);
+    if (smallDeclaredLength(response)) {
+      res.end(await readSmall(response.body));
+    } else {
+      await pipeline(response.body, res);
+    }
   } catch {
-    // The head is sent: a failure now can only cut the answer short, which the caller sees as an error.
+    // The head is sent (or, for a small answer, about to be): a failure now can only cut the answer
+    // short, which the caller sees as an error.
     res.destroy();
   }
+}
+
+function smallDeclaredLength(response: OutboundResponse): boolean {
+  const declared = response.headers['content-length'];
+  return (
+    response.headers['transfer-encoding'] === undefined &&
+    typeof declared === 'string' &&
+    /^\d{1,5}$/.test(declared) &&
+    Number(declared) <= WHOLE_ANSWER_BYTES
+  );
+}
+
+/** A body of at most WHOLE_ANSWER_BYTES; fails if the stream errors, closes early or sends more. */
+function readSmall(body: Readable): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    body.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > WHOLE_ANSWER_BYTES) {
+        body.destroy();
+        reject(new OutboundError('response_too_large', 'The destination sent more than it declared.'));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    body.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    body.once('error', reject);
+    body.once('close', () => reject(new OutboundError('aborted', 'The destination response ended early.')));
+  });
 }
 
 /**

@@ -254,6 +254,59 @@ describe('/proxy (ephemeral, BT-PROXY-URL)', () => {
     expect(rows.filter((r) => r.operation === 'proxy' && r.outcome === 'success')).toHaveLength(3);
   });
 
+  it('relays small, large and chunked answers byte for byte, and cuts the answer when the destination stops short', async () => {
+    const big = Buffer.alloc(200 * 1024, 'b');
+    const server = await fx.server((req, res) => {
+      const binary = { 'content-type': 'application/octet-stream' };
+      if (req.url === '/small') {
+        res.writeHead(200, { ...binary, 'content-length': '5' });
+        res.end('small');
+      } else if (req.url === '/empty') {
+        res.writeHead(200, { ...binary, 'content-length': '0' });
+        res.end();
+      } else if (req.url === '/big') {
+        res.writeHead(200, { ...binary, 'content-length': String(big.length) });
+        res.end(big);
+      } else if (req.url === '/chunked') {
+        res.writeHead(200, binary);
+        res.write('chun');
+        res.end('ked');
+      } else {
+        res.writeHead(200, { ...binary, 'content-length': '100' });
+        res.write('only ten.!', () => res.socket?.destroy());
+      }
+    });
+    const bytes = (res: NodeJS.ReadableStream, done: (err: Error | null, body: Buffer) => void): void => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => done(null, Buffer.concat(chunks)));
+      res.on('error', (err: Error) => done(err, Buffer.alloc(0)));
+    };
+    const get = (path: string) =>
+      fx.ctx.http
+        .get(`/proxy${path}`)
+        .set('BT-API-KEY', caller.key)
+        .set('BT-PROXY-URL', fx.url(server))
+        .buffer(true)
+        .parse(bytes);
+    for (const [path, expected] of [
+      ['/small', Buffer.from('small')],
+      ['/empty', Buffer.alloc(0)],
+      ['/big', big],
+      ['/chunked', Buffer.from('chunked')],
+    ] as const) {
+      const res = await get(path);
+      expect([path, res.status, res.headers['bt-proxy-destination-status']]).toEqual([path, 200, '200']);
+      expect(Buffer.compare(res.body as Buffer, expected)).toBe(0);
+    }
+    // Declared 100 bytes, sent 10: the caller must not get a complete-looking answer.
+    const cut = await get('/cut').then(
+      (res) => ({ complete: true, length: (res.body as Buffer).length }),
+      () => ({ complete: false, length: 0 }),
+    );
+    expect(cut).toEqual({ complete: false, length: 0 });
+  });
+
   it('cannot detokenize another tenant’s token', async () => {
     const other = await fx.ctx.newTenant('Other');
     const stranger = await tokenApp(fx.ctx, other, [], ['token:use']);
