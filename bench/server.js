@@ -178,7 +178,7 @@ async function startServer({
   };
 
   try {
-    await waitUntilReady(server.baseUrl, exited, output);
+    await waitUntilReady(server.baseUrl, exited, output, key);
   } catch (err) {
     await server.stop();
     throw err;
@@ -199,7 +199,11 @@ function processCpuSeconds(pid) {
   }
 }
 
-async function waitUntilReady(baseUrl, exited, output) {
+/**
+ * Ready, and its management key known: the vault listens before it creates the default tenant from
+ * VAULT_BOOTSTRAP_API_KEY, so /health/ready alone can answer before the key works.
+ */
+async function waitUntilReady(baseUrl, exited, output, key) {
   let exit = null;
   void exited.then((value) => {
     exit = value;
@@ -213,7 +217,15 @@ async function waitUntilReady(baseUrl, exited, output) {
     }
     try {
       const response = await fetch(`${baseUrl}/health/ready`, { signal: AbortSignal.timeout(2000) });
-      if (response.ok) {
+      const known =
+        response.ok &&
+        (
+          await fetch(`${baseUrl}/applications/key`, {
+            headers: { 'bt-api-key': key },
+            signal: AbortSignal.timeout(2000),
+          })
+        ).ok;
+      if (known) {
         return;
       }
     } catch {
