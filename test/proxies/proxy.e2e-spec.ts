@@ -276,11 +276,13 @@ describe('/proxy (ephemeral, BT-PROXY-URL)', () => {
         res.write('only ten.!', () => res.socket?.destroy());
       }
     });
-    const bytes = (res: NodeJS.ReadableStream, done: (err: Error | null, body: Buffer) => void): void => {
+    // superagent hands its parser the response stream (typed as its Response).
+    const bytes = (res: unknown, done: (err: Error | null, body: Buffer) => void): void => {
+      const stream = res as NodeJS.ReadableStream;
       const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => done(null, Buffer.concat(chunks)));
-      res.on('error', (err: Error) => done(err, Buffer.alloc(0)));
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => done(null, Buffer.concat(chunks)));
+      stream.on('error', (err: Error) => done(err, Buffer.alloc(0)));
     };
     const get = (path: string) =>
       fx.ctx.http
