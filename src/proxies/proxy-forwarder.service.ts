@@ -103,22 +103,17 @@ export class ProxyForwarder {
         return;
       }
     }
-    let used: AuditEvent | null = null;
-    let body: Buffer | Request | undefined = streamed
-      ? bodyOrNothing(req)
-      : proxy?.proxy.disableDetokenization === true
-        ? raw
-        : await this.detokenizedBody(raw, kind, route.detokenizer).then(
-            (detokenized) => {
-              used = detokenized.record;
-              return detokenized.body;
-            },
-            (err: unknown) => this.auditRefusal(err, route, req, res),
+    const detokenized =
+      streamed || proxy?.proxy.disableDetokenization === true
+        ? { body: streamed ? bodyOrNothing(req) : raw, record: null }
+        : await this.detokenizedBody(raw, kind, route.detokenizer).catch((err: unknown) =>
+            this.auditRefusal(err, route, req, res),
           );
+    let body: Buffer | Request | undefined = detokenized.body;
     // Written (or the request refused) before any detokenized byte leaves: one record per forwarded request,
     // and the record of the tokens it used, in one statement.
     const proxied = proxiedEvent(route.proxy, route.detokenizer, req.method);
-    await this.audit.recordAll(used === null ? [proxied] : [used, proxied]);
+    await this.audit.recordAll(detokenized.record === null ? [proxied] : [detokenized.record, proxied]);
 
     // Aborted when our caller goes away: drops a transform still waiting for the sandbox, ends the upstream.
     const gone = clientGoneSignal(res);

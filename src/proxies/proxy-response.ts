@@ -1,5 +1,4 @@
 import type { Response } from 'express';
-import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setUntrustedHeaders } from '../common/security-headers';
 import { OutboundError, OutboundResponse } from '../outbound';
@@ -41,15 +40,19 @@ export async function relay(res: Response, response: OutboundResponse): Promise<
   }
   try {
     if (smallDeclaredLength(response)) {
-      res.end(await readSmall(response.body));
+      res.end(await readAll(response.body, WHOLE_ANSWER_BYTES, answerTooLarge));
     } else {
       await pipeline(response.body, res);
     }
   } catch {
-    // The head is sent (or, for a small answer, about to be): a failure now can only cut the answer
-    // short, which the caller sees as an error.
+    // The head is sent (a small answer's goes with its body, and nothing is sent when reading it fails):
+    // a failure now can only cut the answer short, which the caller sees as an error.
     res.destroy();
   }
+}
+
+function answerTooLarge(): OutboundError {
+  return new OutboundError('response_too_large', 'The destination sent more than it declared.');
 }
 
 function smallDeclaredLength(response: OutboundResponse): boolean {
@@ -60,26 +63,6 @@ function smallDeclaredLength(response: OutboundResponse): boolean {
     /^\d{1,5}$/.test(declared) &&
     Number(declared) <= WHOLE_ANSWER_BYTES
   );
-}
-
-/** A body of at most WHOLE_ANSWER_BYTES; fails if the stream errors, closes early or sends more. */
-function readSmall(body: Readable): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    body.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > WHOLE_ANSWER_BYTES) {
-        body.destroy();
-        reject(new OutboundError('response_too_large', 'The destination sent more than it declared.'));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    body.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    body.once('error', reject);
-    body.once('close', () => reject(new OutboundError('aborted', 'The destination response ended early.')));
-  });
 }
 
 /**

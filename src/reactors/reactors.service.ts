@@ -19,7 +19,7 @@ import { ReactorFormulasService, toFormulaDto } from '../reactor-formulas/reacto
 import { ListReactorsQueryDto, ReactorBodyDto, ReactorDto } from './dto/reactor.dto';
 import { checkReactorConfiguration } from './reactor-configuration';
 import { checkCodeReactor, ReactorRuntime } from './reactor-rules';
-import { loadReactorRow } from './load-reactor';
+import { ReactorLoader } from './load-reactor';
 import { Reactor } from './reactor.entity';
 
 /** What the react path needs of a reactor: the code to run and its decrypted configuration. */
@@ -47,6 +47,8 @@ const SEAL_KIND = 'reactor-configuration';
 
 @Injectable()
 export class ReactorsService {
+  private readonly loader: ReactorLoader;
+
   constructor(
     @InjectRepository(Reactor) private readonly reactors: Repository<Reactor>,
     private readonly formulas: ReactorFormulasService,
@@ -56,7 +58,9 @@ export class ReactorsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly audit: AuditService,
     private readonly events: Events,
-  ) {}
+  ) {
+    this.loader = new ReactorLoader(reactors, config.databasePreparedStatements);
+  }
 
   async create(principal: Principal, dto: ReactorBodyDto): Promise<ReactorDto> {
     const fields = await this.check(principal, dto, null);
@@ -121,12 +125,7 @@ export class ReactorsService {
 
   /** The reactor, the code it runs and its configuration in clear, for an invocation. */
   async load(tenantId: string, id: string): Promise<LoadedReactor> {
-    const loaded = await loadReactorRow(
-      this.reactors.manager,
-      tenantId,
-      id,
-      this.config.databasePreparedStatements,
-    );
+    const loaded = await this.loader.load(tenantId, id);
     if (loaded === null) {
       throw ApiError.notFound('Reactor');
     }

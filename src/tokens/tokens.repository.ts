@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
 import { WriteCounter } from './write-counter';
 import { composeStatement, StatementPart } from '../database/composed-statement';
+import { entityColumns } from '../database/entity-columns';
 import { preparedQuery } from '../database/prepared-query';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PrimaryKeyReads } from './primary-key-reads';
@@ -129,9 +130,7 @@ export class TokensRepository {
     private readonly writes: WriteCounter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    this.columns = tokens.metadata.columns
-      .map((c) => `"${c.databaseName}" AS "${c.propertyName}"`)
-      .join(', ');
+    this.columns = entityColumns(tokens.metadata);
     this.primaryKeyReads = new PrimaryKeyReads(
       (name, text, values) =>
         preparedQuery(this.tokens.manager, name, text, values, this.config.databasePreparedStatements),

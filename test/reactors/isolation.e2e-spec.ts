@@ -55,4 +55,24 @@ describe('tenants’ reactors run alternately cannot see each other', () => {
     expect((await reactorsApi(ctx, a.tenant).react(b.id, {}, a.key)).status).toBe(404);
     expect((await reactorsApi(ctx, a.tenant).get(b.id)).status).toBe(404);
   });
+  it('never runs another tenant’s private formula, even when a reactor row points at it', async () => {
+    const alpha = await ctx.newTenant('Gamma');
+    const beta = await ctx.newTenant('Delta');
+    const own = await newReactor(ctx, alpha);
+    const foreign = await newReactor(ctx, beta, {
+      code: "module.exports = async () => ({ raw: 'BETA-CODE-RAN' });",
+    });
+    const key = (await tokenApp(ctx, alpha, [], ['token:use'])).key;
+    expect((await reactorsApi(ctx, alpha).react(own.reactorId, {}, key)).status).toBe(200);
+    // Only a database write could make this row (creating or updating a reactor checks the formula).
+    await ctx.dataSource.query('UPDATE reactors SET formula_id = $1 WHERE tenant_id = $2 AND id = $3', [
+      foreign.formulaId,
+      alpha.tenantId,
+      own.reactorId,
+    ]);
+    const res = await reactorsApi(ctx, alpha).react(own.reactorId, {}, key);
+    expect(res.status).toBe(404);
+    expect(res.body.detail).toMatch(/formula/i);
+    expect(JSON.stringify(res.body)).not.toContain('BETA-CODE-RAN');
+  });
 });
