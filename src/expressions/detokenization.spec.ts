@@ -1,4 +1,4 @@
-import { collectReferencedIds, findReferences, substitute } from './detokenization';
+import { collectReferences, findReferences, noteReferences, substitute } from './detokenization';
 
 describe('detokenization references', () => {
   it('finds plain, filtered and whole-token references', () => {
@@ -12,13 +12,23 @@ describe('detokenization references', () => {
     ]);
   });
 
-  it('collects distinct ids from nested JSON values', () => {
-    const ids = collectReferencedIds({
-      a: ['{{ x }}', { b: 'pre {{ y }} {{ x }}' }],
+  it('collects distinct ids from nested JSON values, whole when any reference wants the whole token', () => {
+    const ids = collectReferences({
+      a: ['{{ x }}', { b: 'pre {{ y }} {{ token: x }} {{ x }}' }],
       c: 5,
+      d: '{{ w }} {{ token: v }}',
       '{{ z }}': 'key is ignored',
     });
-    expect([...ids].sort()).toEqual(['x', 'y']);
+    expect([...ids].sort()).toEqual([
+      ['v', true],
+      ['w', false],
+      ['x', true],
+      ['y', false],
+    ]);
+    expect([...noteReferences(findReferences('{{ token: a }} {{ a }} {{ b }}'))]).toEqual([
+      ['a', true],
+      ['b', false],
+    ]);
   });
 
   it('keeps the value type for a whole-string reference and writes text otherwise', () => {

@@ -28,17 +28,35 @@ export function findReferences(text: string): TokenReference[] {
   return references;
 }
 
-/** Ids referenced anywhere inside a JSON value (strings and object keys are not confused: keys are left alone). */
-export function collectReferencedIds(value: unknown, into: Set<string> = new Set(), depth = 0): Set<string> {
+/**
+ * The ids referenced anywhere inside a JSON value (strings and object keys are not confused: keys are left
+ * alone), each with whether a `token:` reference wants the whole token rather than only its data.
+ */
+export function collectReferences(
+  value: unknown,
+  into: Map<string, boolean> = new Map(),
+  depth = 0,
+): Map<string, boolean> {
   if (depth > MAX_NESTING) {
     return into;
   }
   if (typeof value === 'string') {
-    findReferences(value).forEach((r) => into.add(r.id));
+    noteReferences(findReferences(value), into);
   } else if (Array.isArray(value)) {
-    value.forEach((v) => collectReferencedIds(v, into, depth + 1));
+    value.forEach((v) => collectReferences(v, into, depth + 1));
   } else if (typeof value === 'object' && value !== null) {
-    Object.values(value).forEach((v) => collectReferencedIds(v, into, depth + 1));
+    Object.values(value).forEach((v) => collectReferences(v, into, depth + 1));
+  }
+  return into;
+}
+
+/** Adds references to `into` as collectReferences counts them: an id is whole once any reference wants it so. */
+export function noteReferences(
+  references: TokenReference[],
+  into: Map<string, boolean> = new Map(),
+): Map<string, boolean> {
+  for (const r of references) {
+    into.set(r.id, r.wholeToken || into.get(r.id) === true);
   }
   return into;
 }

@@ -5,8 +5,9 @@ import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
 import { ExpressionEngine, expressionFieldError } from '../expressions';
 import {
-  collectReferencedIds,
+  collectReferences,
   findReferences,
+  noteReferences,
   substitute,
   TokenReference,
 } from '../expressions/detokenization';
@@ -50,7 +51,7 @@ export class DetokenizeService {
     principal: Principal,
     value: unknown,
   ): Promise<{ value: unknown; record: AuditEvent | null }> {
-    const { resolved, record } = await this.resolve(principal, collectReferencedIds(value));
+    const { resolved, record } = await this.resolve(principal, collectReferences(value));
     return {
       value: this.walk(value, new Expansion(resolved, (r, token) => this.render(r, token)), 0),
       record,
@@ -65,27 +66,25 @@ export class DetokenizeService {
     principal: Principal,
     text: string,
   ): Promise<{ value: string; record: AuditEvent | null }> {
-    const { resolved, record } = await this.resolve(
-      principal,
-      new Set(findReferences(text).map((r) => r.id)),
-    );
+    const { resolved, record } = await this.resolve(principal, noteReferences(findReferences(text)));
     const expansion = new Expansion(resolved, (r, token) => this.render(r, token));
     const result = expansion.substitute(text);
     return { value: typeof result === 'string' ? result : expansion.text(result), record };
   }
 
+  /** `ids`: each referenced id, and whether a `token:` reference wants the whole token (collectReferences). */
   private async resolve(
     principal: Principal,
-    ids: Set<string>,
+    ids: Map<string, boolean>,
   ): Promise<{ resolved: Map<string, TokenDto>; record: AuditEvent | null }> {
     if (ids.size > MAX_DETOKENIZED_TOKENS) {
       throw ApiError.badRequest(
         `At most ${MAX_DETOKENIZED_TOKENS} tokens can be detokenized in one request.`,
       );
     }
-    const rows = await this.repository.findLiveMany(principal.tenantId, [...ids], this.clock.now());
+    const rows = await this.repository.findLiveMany(principal.tenantId, [...ids.keys()], this.clock.now());
     const found = new Map(rows.map((row) => [row.id, row]));
-    const missing = [...ids].filter((id) => !found.has(id));
+    const missing = [...ids.keys()].filter((id) => !found.has(id));
     if (missing.length > 0) {
       throw ApiError.badRequest(`Token expressions refer to ${missing.length} unknown token(s).`, {
         tokens: missing.map((id) => `unknown token id ${id}`),
@@ -98,7 +97,9 @@ export class DetokenizeService {
       if (transform === null) {
         throw ApiError.forbidden('No access rule grants token:use on a referenced token.');
       }
-      resolved.set(row.id, await this.tokens.present(row, undefined, transform));
+      // The mask is evaluated only where it shows: in a whole token, or as the data of a masked token.
+      const mask = ids.get(row.id) === true || transform === 'mask';
+      resolved.set(row.id, await this.tokens.present(row, undefined, transform, { mask }));
       decisions.push(`${row.id} (${transform})`);
     }
     const record =

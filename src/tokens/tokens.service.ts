@@ -332,13 +332,22 @@ export class TokensService {
     };
   }
 
-  /** Decrypts only when the transform shows something derived from the data. */
-  async present(row: Token, knownData: unknown, transform: Transform): Promise<TokenDto> {
+  /**
+   * Decrypts only when the transform shows something derived from the data. `mask: false` (a detokenization
+   * that uses only the revealed data) skips evaluating the mask; the token then has no `mask` field.
+   */
+  async present(
+    row: Token,
+    knownData: unknown,
+    transform: Transform,
+    options: { mask: boolean } = { mask: true },
+  ): Promise<TokenDto> {
     if (transform === 'redact' || row.data === null) {
       return presentToken(row, { transform });
     }
     const data = knownData !== undefined ? knownData : await this.cipher.open(row.tenantId, row.id, row.data);
-    return presentToken(row, { transform, data, mask: this.evaluateMask(row.mask, data) });
+    const mask = options.mask ? this.evaluateMask(row.mask, data) : undefined;
+    return presentToken(row, { transform, data, mask });
   }
 
   private evaluateMask(mask: unknown, data: unknown): unknown {

@@ -53,6 +53,28 @@ describe('detokenization', () => {
     });
   });
 
+  it('shows the mask in a whole token and as the data of a masked token, never the number', async () => {
+    const masked = /^[^0-9]*4242$|^[0-9X*]{0,12}4242$/;
+    const revealed = (await detokenize(user, {
+      mask: `{{ token: ${cardId} | json: '$.mask.number' }}`,
+      whole: `{{ token: ${cardId} }}`,
+      data: `{{ ${cardId} | json: '$.number' }}`,
+    })) as { mask: string; whole: { mask: unknown; data: unknown }; data: string };
+    expect(revealed.mask).toMatch(masked);
+    expect(revealed.mask).not.toContain('424242424242');
+    expect(revealed.whole.mask).toMatchObject({ number: revealed.mask });
+    expect(revealed.data).toBe('4242424242424242');
+    const maskOnly = await ctx.principalOf(
+      await ctx.newApplication(tenant, 'private', [], [rule('/', 'mask', ['token:use'])]),
+    );
+    const seen = (await detokenize(maskOnly, { card: `{{ ${cardId} }}` })) as { card: { number: string } };
+    expect(seen.card.number).toBe(revealed.mask);
+    const text = await ctx
+      .get(DetokenizeService)
+      .detokenizeTextUnrecorded(maskOnly, `n={{ ${cardId} | json: '$.number' }}`);
+    expect(text.value).toBe(`n=${revealed.mask}`);
+  });
+
   it('answers 400 for an unknown id and for more than 100 distinct tokens', async () => {
     expect(await statusOf(detokenize(user, { a: '{{ no-such-token }}' }))).toBe(400);
     const many = Array.from({ length: 101 }, (_, i) => `{{ id-${i} }}`);
