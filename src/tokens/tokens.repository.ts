@@ -7,28 +7,15 @@ import { entityColumns } from '../database/entity-columns';
 import { preparedQuery } from '../database/prepared-query';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PrimaryKeyReads } from './primary-key-reads';
+import { likePrefixes, TokenListFilter, TokenListSql } from './token-list-sql';
+
+export type { TokenListFilter };
 import { Token } from './token.entity';
 
 /** Where a caller may find a duplicate: container prefixes it may read and write, or 'all'. */
 export interface DuplicateScope {
   read: 'all' | string[];
   write: 'all' | string[];
-}
-
-export interface TokenListFilter {
-  ids?: string[];
-  types?: string[];
-  /** lower-cased values, ANDed */
-  metadata: Record<string, string>;
-  /** blind index hashes the token must all have */
-  indexHashes?: string[];
-  /** container prefixes the caller may read, or 'all' */
-  scope: 'all' | string[];
-  /** v2 filters: a container prefix and a fingerprint */
-  container?: string;
-  fingerprint?: string;
-  offset: number;
-  limit: number;
 }
 
 /** Where a keyset page starts: after this token in (created_at DESC, id ASC) order. */
@@ -123,6 +110,8 @@ function goneRows(result: unknown[]): GoneToken[] {
 export class TokensRepository {
   /** Every column as `column AS "property"`: a plain SQL row then already has the entity's shape. */
   private readonly columns: string;
+  /** The same, of the alias `t` (the list statements). */
+  private readonly aliasedColumns: string;
   private readonly primaryKeyReads: PrimaryKeyReads;
 
   constructor(
@@ -131,6 +120,7 @@ export class TokensRepository {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.columns = entityColumns(tokens.metadata);
+    this.aliasedColumns = entityColumns(tokens.metadata, 't');
     this.primaryKeyReads = new PrimaryKeyReads(
       (name, text, values) =>
         preparedQuery(this.tokens.manager, name, text, values, this.config.databasePreparedStatements),
@@ -237,63 +227,30 @@ export class TokensRepository {
     }
   }
 
-  /** The live tokens of the tenant matching the filter and the caller's container scope (not yet ordered). */
-  private filtered(
-    tenantId: string,
-    filter: Omit<TokenListFilter, 'offset' | 'limit'>,
-    now: Date,
-  ): SelectQueryBuilder<Token> {
-    const query = live(this.tokens.createQueryBuilder('t'), now).andWhere('t.tenant_id = :tenantId', {
-      tenantId,
-    });
-    if (filter.ids !== undefined) {
-      query.andWhere('t.id IN (:...ids)', { ids: filter.ids });
-    }
-    if (filter.types !== undefined) {
-      query.andWhere('t.type IN (:...types)', { types: filter.types });
-    }
-    if (Object.keys(filter.metadata).length > 0) {
-      query.andWhere('t.metadata_ci @> :metadata::jsonb', { metadata: JSON.stringify(filter.metadata) });
-    }
-    (filter.indexHashes ?? []).forEach((hash, i) => {
-      query.andWhere(
-        `EXISTS (SELECT 1 FROM token_search_indexes i${i} WHERE i${i}.tenant_id = t.tenant_id AND i${i}.token_id = t.id AND i${i}.hash = :hash${i})`,
-        { [`hash${i}`]: hash },
-      );
-    });
-    if (filter.container !== undefined) {
-      query.andWhere('EXISTS (SELECT 1 FROM unnest(t.containers) AS c WHERE c LIKE :container)', {
-        container: likePrefixes([filter.container])[0],
-      });
-    }
-    if (filter.fingerprint !== undefined) {
-      query.andWhere('t.fingerprint = :fingerprint', { fingerprint: filter.fingerprint });
-    }
-    if (filter.scope !== 'all') {
-      query.andWhere('EXISTS (SELECT 1 FROM unnest(t.containers) AS c WHERE c LIKE ANY(:prefixes))', {
-        prefixes: likePrefixes(filter.scope),
-      });
-    }
-    return query;
-  }
-
+  /**
+   * A page of the live tokens matching the filter and the caller's container scope, newest first, and how
+   * many match in all. One statement for both; only a page past the end needs a separate count.
+   */
   async list(tenantId: string, filter: TokenListFilter, now: Date): Promise<[Token[], number]> {
-    const query = this.filtered(tenantId, filter, now);
-    // One statement for the page and the total; only a page past the end needs a separate count.
-    const { entities, raw } = await query
-      .addSelect('count(*) OVER ()', 'total_items')
-      .orderBy('t.created_at', 'DESC')
-      .addOrderBy('t.id', 'ASC')
-      .offset(filter.offset)
-      .limit(filter.limit)
-      .getRawAndEntities<{ total_items: string }>();
-    if (raw.length > 0) {
-      return [entities, Number(raw[0].total_items)];
+    const sql = new TokenListSql(tenantId, filter, now);
+    const page = `SELECT ${this.aliasedColumns}, count(*) OVER () AS "totalItems" FROM tokens t WHERE ${sql.where}
+      ORDER BY t.created_at DESC, t.id ASC OFFSET ${sql.param(filter.offset)} LIMIT ${sql.param(filter.limit)}`;
+    const rows = await this.plainQuery<{ totalItems: string }>(page, sql.values);
+    if (rows.length > 0) {
+      return [
+        rows.map(({ totalItems: _, ...row }) => Object.assign(new Token(), row)),
+        Number(rows[0].totalItems),
+      ];
     }
-    return [
-      [],
-      filter.offset === 0 ? 0 : await query.orderBy().offset(undefined).limit(undefined).getCount(),
-    ];
+    if (filter.offset === 0) {
+      return [[], 0];
+    }
+    const count = new TokenListSql(tenantId, filter, now);
+    const [{ total }] = await this.plainQuery<{ total: string }>(
+      `SELECT count(*) AS total FROM tokens t WHERE ${count.where}`,
+      count.values,
+    );
+    return [[], Number(total)];
   }
 
   /**
@@ -308,23 +265,30 @@ export class TokensRepository {
     limit: number,
     now: Date,
   ): Promise<{ row: Token; position: KeysetPosition }[]> {
-    const query = this.filtered(tenantId, filter, now);
+    const sql = new TokenListSql(tenantId, filter, now);
     if (after !== null) {
-      query
-        .andWhere('t.created_at <= :at::timestamptz', { at: after.createdAt })
-        .andWhere(
-          new Brackets((q) =>
-            q.where('t.created_at < :at::timestamptz').orWhere('t.id > :afterId', { afterId: after.id }),
-          ),
-        );
+      const at = sql.param(after.createdAt);
+      sql.and(`t.created_at <= ${at}::timestamptz`);
+      sql.and(`(t.created_at < ${at}::timestamptz OR t.id > ${sql.param(after.id)})`);
     }
-    const { entities, raw } = await query
-      .addSelect(`to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`, 'position_at')
-      .orderBy('t.created_at', 'DESC')
-      .addOrderBy('t.id', 'ASC')
-      .limit(limit)
-      .getRawAndEntities<{ position_at: string }>();
-    return entities.map((row, i) => ({ row, position: { createdAt: raw[i].position_at, id: row.id } }));
+    const rows = await this.plainQuery<{ positionAt: string }>(
+      `SELECT ${this.aliasedColumns},
+         to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "positionAt"
+       FROM tokens t WHERE ${sql.where} ORDER BY t.created_at DESC, t.id ASC LIMIT ${sql.param(limit)}`,
+      sql.values,
+    );
+    return rows.map(({ positionAt, ...row }) => {
+      const token = Object.assign(new Token(), row);
+      return { row: token, position: { createdAt: positionAt, id: token.id } };
+    });
+  }
+
+  /**
+   * An unnamed statement: the planner sees each list's values (a generic plan of a filter's many shapes
+   * could pick a bad index for one tenant's selectivity).
+   */
+  private plainQuery<T extends object>(text: string, values: unknown[]): Promise<(T & Partial<Token>)[]> {
+    return preparedQuery<T & Partial<Token>>(this.tokens.manager, 'tokens.list', text, values, false);
   }
 
   /** One INSERT for all the tokens, whatever their count, and one for all their blind indexes. */
@@ -460,11 +424,6 @@ export class TokensRepository {
     );
     return goneRows(rows);
   }
-}
-
-/** LIKE patterns matching every container under one of the prefixes. */
-function likePrefixes(prefixes: string[]): string[] {
-  return prefixes.map((c) => `${c.replace(/[\\%_]/g, (m) => `\\${m}`)}%`);
 }
 
 function live(query: SelectQueryBuilder<Token>, now: Date): SelectQueryBuilder<Token> {
