@@ -39,20 +39,44 @@ const INSERT_ONE_SQL = `INSERT INTO tokens (${INSERT_COLUMNS})
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ARRAY(SELECT jsonb_array_elements_text($9::jsonb)), $10, $11, $12, $13, $14,
     $15, $16, NULL, NULL, NULL)`;
 
-/** Any number of tokens in one statement: one array parameter per column. */
+/**
+ * Any number of tokens in one statement: one JSON array of rows, so the driver sends one JSON.stringify
+ * instead of escaping each element of sixteen array parameters (a tenth of a /tokenize's CPU); JSON null is
+ * SQL NULL for every column type here.
+ */
 const INSERT_MANY_SQL = `INSERT INTO tokens (${INSERT_COLUMNS})
-  SELECT r.tenant_id, r.id, r.type, r.data, r.data_key_version, r.mask, r.fingerprint, r.fingerprint_expression,
-    ARRAY(SELECT jsonb_array_elements_text(r.containers)), r.metadata, r.metadata_ci, r.search_indexes,
-    r.deduplicate_token, r.expires_at, r.created_by, r.created_at, NULL, NULL, NULL
-  FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bytea[], $5::int[], $6::jsonb[], $7::text[], $8::text[],
-    $9::jsonb[], $10::jsonb[], $11::jsonb[], $12::jsonb[], $13::boolean[], $14::timestamptz[], $15::uuid[],
-    $16::timestamptz[])
-    AS r(tenant_id, id, type, data, data_key_version, mask, fingerprint, fingerprint_expression, containers,
-      metadata, metadata_ci, search_indexes, deduplicate_token, expires_at, created_by, created_at)`;
+  SELECT r.tenant_id, r.id, r.type, decode(r.data, 'base64'), r.data_key_version, r.mask, r.fingerprint,
+    r.fingerprint_expression, ARRAY(SELECT jsonb_array_elements_text(r.containers)), r.metadata, r.metadata_ci,
+    r.search_indexes, r.deduplicate_token, r.expires_at, r.created_by, r.created_at, NULL, NULL, NULL
+  FROM jsonb_to_recordset($1::jsonb)
+    AS r(tenant_id uuid, id text, type text, data text, data_key_version int, mask jsonb, fingerprint text,
+      fingerprint_expression text, containers jsonb, metadata jsonb, metadata_ci jsonb, search_indexes jsonb,
+      deduplicate_token boolean, expires_at timestamptz, created_by uuid, created_at timestamptz)`;
+
+/** One row of INSERT_MANY_SQL's JSON array (the data as base64). */
+function insertRow(r: Token): Record<string, unknown> {
+  return {
+    tenant_id: r.tenantId,
+    id: r.id,
+    type: r.type,
+    data: r.data?.toString('base64') ?? null,
+    data_key_version: r.dataKeyVersion,
+    mask: r.mask ?? null,
+    fingerprint: r.fingerprint,
+    fingerprint_expression: r.fingerprintExpression,
+    containers: r.containers,
+    metadata: r.metadata ?? null,
+    metadata_ci: r.metadataCi ?? null,
+    search_indexes: r.searchIndexes ?? null,
+    deduplicate_token: r.deduplicateToken,
+    expires_at: r.expiresAt,
+    created_by: r.createdBy,
+    created_at: r.createdAt,
+  };
+}
 
 /**
- * A new token's parameters for INSERT_ONE_SQL, and one row of INSERT_MANY_SQL's arrays. Containers travel as JSON
- * because an array of arrays cannot be unnested row by row.
+ * A new token's parameters for INSERT_ONE_SQL. Containers travel as JSON, as in INSERT_MANY_SQL.
  */
 function insertValues(r: Token): unknown[] {
   const json = (value: unknown): string | null =>
@@ -293,30 +317,28 @@ export class TokensRepository {
 
   /** One INSERT for all the tokens, whatever their count, and one for all their blind indexes. */
   async insert(manager: EntityManager, tokens: { row: Token; indexHashes: string[] }[]): Promise<void> {
-    const rows = tokens.map((t) => insertValues(t.row));
-    if (rows.length === 0) {
+    if (tokens.length === 0) {
       return;
     }
-    if (rows.length === 1) {
+    if (tokens.length === 1) {
       await preparedQuery(
         manager,
         'tokens.insert-one',
         INSERT_ONE_SQL,
-        rows[0],
+        insertValues(tokens[0].row),
         this.config.databasePreparedStatements,
       );
     } else {
-      const columns = rows[0].map((_, column) => rows.map((values) => values[column]));
       await preparedQuery(
         manager,
         'tokens.insert-many',
         INSERT_MANY_SQL,
-        columns,
+        [JSON.stringify(tokens.map((t) => insertRow(t.row)))],
         this.config.databasePreparedStatements,
       );
     }
     await this.insertIndexes(manager, tokens);
-    this.writes.add(rows.length);
+    this.writes.add(tokens.length);
   }
 
   /**

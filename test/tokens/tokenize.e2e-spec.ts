@@ -38,6 +38,32 @@ describe('POST /tokenize', () => {
     expect(await reveal(res.body.card.id)).toMatchObject({ number: '4242424242424242' });
   });
 
+  it('stores every field of a batch as POST /tokens stores one token', async () => {
+    const definition = (number: string) => ({
+      type: 'card',
+      data: { number, expiration_month: 12, expiration_year: 2031 },
+      containers: ['/pci/acme/', '/general/'],
+      metadata: { customer: 'Acme "Quoted" \\ Inc', tier: 'gold' },
+      search_indexes: ['{{ data.number | last4 }}'],
+      fingerprint_expression: '{{ data.number }}',
+      mask: { number: '{{ data.number | reveal_last: 4 }}', note: 'x,{y}"z' },
+      expires_at: '2031-12-31T23:59:59.123Z',
+    });
+    const batch = await api.tokenize({ a: definition('4242424242424242'), b: 'text' }).expect(200);
+    const single = await api.create(definition('5555555555554444')).expect(201);
+    const batched = (await api.get(batch.body.a.id).expect(200)).body;
+    const alone = (await api.get(single.body.id).expect(200)).body;
+    const same = (t: Record<string, unknown>) => {
+      const { id: _id, fingerprint: _f, data: _d, mask: _m, created_at: _c, ...rest } = t;
+      return rest;
+    };
+    expect(same(batched)).toEqual(same(alone));
+    expect(batched.mask).toEqual({ number: 'XXXXXXXXXXXX4242', note: 'x,{y}"z' });
+    expect(batched.data.number).toBe('4242424242424242');
+    expect(batched.expires_at).toBe(alone.expires_at);
+    expect(await reveal(batch.body.b)).toBe('text');
+  });
+
   it('accepts a top-level array and a top-level string', async () => {
     const arr = await api.tokenize(['x', 'y']).expect(200);
     expect(arr.body).toHaveLength(2);
