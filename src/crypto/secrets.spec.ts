@@ -1,5 +1,5 @@
 import bs58 from 'bs58';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   base58Fixed,
   generateApiKey,
@@ -53,6 +53,22 @@ describe('secrets: keys, API keys, hashes and comparison', () => {
     small[31] = 1;
     expect(base58Fixed(small)).toBe(`${'1'.repeat(43)}2`);
     expect(base58Fixed(Buffer.alloc(24, 0xff))).toHaveLength(33);
+  });
+
+  it('base58Fixed is the general base58 encoding padded to width, for every length and leading zeros', () => {
+    const reference = (bytes: Buffer): string =>
+      bs58.encode(bytes).padStart(Math.ceil((bytes.length * 8) / Math.log2(58)), '1');
+    for (let n = 0; n < 3000; n++) {
+      const bytes = randomBytes(1 + (n % 40));
+      if (n % 3 === 0) {
+        bytes.fill(0, 0, Math.min(n % 6, bytes.length));
+      }
+      if (n % 10 === 0) {
+        bytes.fill(0xff, Math.min(n % 4, bytes.length));
+      }
+      expect(base58Fixed(bytes)).toBe(reference(bytes));
+    }
+    expect(base58Fixed(Buffer.alloc(0))).toBe('');
   });
 
   it('hashSecret is SHA-256 hex', () => {
