@@ -18,6 +18,44 @@ const EXPLORER_DESCRIPTION = [
   'then authorize again with the `key` of its answer (shown once).',
 ].join('\n');
 
+/**
+ * The explorer's reading order, by first path segment: applications (where a first session starts) to
+ * webhooks. Routes are registered in another order (the hot ones first, see AppModule); a segment not
+ * listed goes last. Within a segment the routes keep their order. Schemas are listed alphabetically.
+ */
+const READING_ORDER = [
+  'applications',
+  'permissions',
+  'tenants',
+  'invitations',
+  'health',
+  'unseal',
+  'logs',
+  'tokens',
+  'v2',
+  'tokenize',
+  'detokenize',
+  'reactor-formulas',
+  'reactors',
+  'proxies',
+  'proxy',
+  'webhooks',
+];
+
+function inReadingOrder(document: OpenAPIObject): OpenAPIObject {
+  const rank = (path: string): number => {
+    const at = READING_ORDER.indexOf(path.split('/')[1]);
+    return at === -1 ? READING_ORDER.length : at;
+  };
+  const paths = Object.entries(document.paths).sort(([a], [b]) => rank(a) - rank(b));
+  const schemas = Object.entries(document.components?.schemas ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  return {
+    ...document,
+    paths: Object.fromEntries(paths),
+    components: { ...document.components, schemas: Object.fromEntries(schemas) },
+  };
+}
+
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Token Vault API')
@@ -25,10 +63,12 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setVersion('1')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'BT-API-KEY' }, API_KEY_SCHEME)
     .build();
-  return completeDocument(
-    SwaggerModule.createDocument(app, config, {
-      operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
-    }),
+  return inReadingOrder(
+    completeDocument(
+      SwaggerModule.createDocument(app, config, {
+        operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
+      }),
+    ),
   );
 }
 
