@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Principal } from '../access/principal';
 import { Page, pageOf, pageOffset } from '../common/pagination';
 import { Transactions } from '../database/transactions';
+import { WhereClause } from '../database/where-clause';
 import { AUDIT_ENTITY_TYPES, AuditRow } from './audit-event';
 import { AuditService } from './audit.service';
 import { ListLogsQueryDto, LogDto, LogEntityTypeDto, presentLog } from './dto/log.dto';
@@ -15,31 +16,24 @@ export class LogsService {
   ) {}
 
   async list(principal: Principal, query: ListLogsQueryDto): Promise<Page<LogDto>> {
-    const where = ['tenant_id = $1'];
-    const params: unknown[] = [principal.tenantId];
-    const filter = (column: string, op: string, value: unknown): void => {
-      if (value !== undefined) {
-        params.push(value);
-        where.push(`${column} ${op} $${params.length}`);
-      }
-    };
-    filter('entity_type', '=', query.entity_type);
-    filter('entity_id', '=', query.entity_id);
-    filter('created_at', '>=', query.start_date);
-    filter('created_at', '<', query.end_date);
-    filter('actor_id', '=', query.actor_id);
-    filter('operation', '=', query.operation);
-    filter('outcome', '=', query.outcome);
-    const conditions = where.join(' AND ');
+    const where = new WhereClause()
+      .andIf('tenant_id', '=', principal.tenantId)
+      .andIf('entity_type', '=', query.entity_type)
+      .andIf('entity_id', '=', query.entity_id)
+      .andIf('created_at', '>=', query.start_date)
+      .andIf('created_at', '<', query.end_date)
+      .andIf('actor_id', '=', query.actor_id)
+      .andIf('operation', '=', query.operation)
+      .andIf('outcome', '=', query.outcome);
     const m = this.transactions.manager;
     const rows: AuditRow[] = await m.query(
-      `SELECT * FROM audit_records WHERE ${conditions} ORDER BY created_at DESC, id DESC
+      `SELECT * FROM audit_records WHERE ${where.text} ORDER BY created_at DESC, id DESC
        LIMIT ${query.size} OFFSET ${pageOffset(query)}`,
-      params,
+      where.values,
     );
     const [{ total }]: { total: string }[] = await m.query(
-      `SELECT count(*) AS total FROM audit_records WHERE ${conditions}`,
-      params,
+      `SELECT count(*) AS total FROM audit_records WHERE ${where.text}`,
+      where.values,
     );
     await this.audit.record({
       tenantId: principal.tenantId,

@@ -1,3 +1,5 @@
+import { WhereClause } from '../database/where-clause';
+
 export interface TokenListFilter {
   ids?: string[];
   types?: string[];
@@ -20,62 +22,41 @@ export function likePrefixes(prefixes: string[]): string[] {
 }
 
 /**
- * The WHERE clause of a token list (tokens aliased `t`) and its parameters, as plain SQL: a list page was
- * built and hydrated by TypeORM's query builder, which cost more of the vault's CPU than decrypting the page.
- * Every value is a parameter; the text depends only on which filters are present (and how many blind-index
- * hashes), never on their values. Conditions: live at `now`, the tenant, every filter ANDed, and the caller's
- * container scope.
+ * The WHERE clause of a token list (tokens aliased `t`), as plain SQL: a list page was built and hydrated by
+ * TypeORM's query builder, which cost more of the vault's CPU than decrypting the page. Conditions: live at
+ * `now`, the tenant, every filter ANDed, and the caller's container scope; the text depends only on which
+ * filters are present (and how many blind-index hashes).
  */
-export class TokenListSql {
-  readonly values: unknown[] = [];
-  private readonly conditions: string[] = [];
-
-  constructor(tenantId: string, filter: Omit<TokenListFilter, 'offset' | 'limit'>, now: Date) {
-    const n = this.param(now);
-    this.conditions.push('t.deleted_at IS NULL', `(t.expires_at IS NULL OR t.expires_at > ${n})`);
-    this.conditions.push(`t.tenant_id = ${this.param(tenantId)}`);
-    if (filter.ids !== undefined) {
-      this.conditions.push(`t.id = ANY(${this.param(filter.ids)}::text[])`);
-    }
-    if (filter.types !== undefined) {
-      this.conditions.push(`t.type = ANY(${this.param(filter.types)}::text[])`);
-    }
-    if (Object.keys(filter.metadata).length > 0) {
-      this.conditions.push(`t.metadata_ci @> ${this.param(JSON.stringify(filter.metadata))}::jsonb`);
-    }
-    (filter.indexHashes ?? []).forEach((hash, i) => {
-      this.conditions.push(
-        `EXISTS (SELECT 1 FROM token_search_indexes i${i} WHERE i${i}.tenant_id = t.tenant_id AND i${i}.token_id = t.id AND i${i}.hash = ${this.param(hash)})`,
-      );
-    });
-    if (filter.container !== undefined) {
-      const pattern = this.param(likePrefixes([filter.container])[0]);
-      this.conditions.push(`EXISTS (SELECT 1 FROM unnest(t.containers) AS c WHERE c LIKE ${pattern})`);
-    }
-    if (filter.fingerprint !== undefined) {
-      this.conditions.push(`t.fingerprint = ${this.param(filter.fingerprint)}`);
-    }
-    if (filter.scope !== 'all') {
-      const patterns = this.param(likePrefixes(filter.scope));
-      this.conditions.push(
-        `EXISTS (SELECT 1 FROM unnest(t.containers) AS c WHERE c LIKE ANY(${patterns}::text[]))`,
-      );
-    }
+export function tokenListWhere(
+  tenantId: string,
+  filter: Omit<TokenListFilter, 'offset' | 'limit'>,
+  now: Date,
+): WhereClause {
+  const where = new WhereClause();
+  where.and('t.deleted_at IS NULL').and(`(t.expires_at IS NULL OR t.expires_at > ${where.param(now)})`);
+  where.andIf('t.tenant_id', '=', tenantId);
+  if (filter.ids !== undefined) {
+    where.and(`t.id = ANY(${where.param(filter.ids)}::text[])`);
   }
-
-  /** Adds a value and answers its placeholder ($1, $2, ...). */
-  param(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
+  if (filter.types !== undefined) {
+    where.and(`t.type = ANY(${where.param(filter.types)}::text[])`);
   }
-
-  /** Adds a condition (its values already added with param). */
-  and(condition: string): this {
-    this.conditions.push(condition);
-    return this;
+  if (Object.keys(filter.metadata).length > 0) {
+    where.and(`t.metadata_ci @> ${where.param(JSON.stringify(filter.metadata))}::jsonb`);
   }
-
-  get where(): string {
-    return this.conditions.join(' AND ');
+  (filter.indexHashes ?? []).forEach((hash, i) => {
+    where.and(
+      `EXISTS (SELECT 1 FROM token_search_indexes i${i} WHERE i${i}.tenant_id = t.tenant_id AND i${i}.token_id = t.id AND i${i}.hash = ${where.param(hash)})`,
+    );
+  });
+  if (filter.container !== undefined) {
+    const pattern = where.param(likePrefixes([filter.container])[0]);
+    where.and(`EXISTS (SELECT 1 FROM unnest(t.containers) AS c WHERE c LIKE ${pattern})`);
   }
+  where.andIf('t.fingerprint', '=', filter.fingerprint);
+  if (filter.scope !== 'all') {
+    const patterns = where.param(likePrefixes(filter.scope));
+    where.and(`EXISTS (SELECT 1 FROM unnest(t.containers) AS c WHERE c LIKE ANY(${patterns}::text[]))`);
+  }
+  return where;
 }

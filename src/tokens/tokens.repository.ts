@@ -7,9 +7,7 @@ import { entityColumns } from '../database/entity-columns';
 import { preparedQuery } from '../database/prepared-query';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PrimaryKeyReads } from './primary-key-reads';
-import { likePrefixes, TokenListFilter, TokenListSql } from './token-list-sql';
-
-export type { TokenListFilter };
+import { likePrefixes, TokenListFilter, tokenListWhere } from './token-list-sql';
 import { Token } from './token.entity';
 
 /** Where a caller may find a duplicate: container prefixes it may read and write, or 'all'. */
@@ -256,10 +254,12 @@ export class TokensRepository {
    * many match in all. One statement for both; only a page past the end needs a separate count.
    */
   async list(tenantId: string, filter: TokenListFilter, now: Date): Promise<[Token[], number]> {
-    const sql = new TokenListSql(tenantId, filter, now);
-    const page = `SELECT ${this.aliasedColumns}, count(*) OVER () AS "totalItems" FROM tokens t WHERE ${sql.where}
-      ORDER BY t.created_at DESC, t.id ASC OFFSET ${sql.param(filter.offset)} LIMIT ${sql.param(filter.limit)}`;
-    const rows = await this.plainQuery<{ totalItems: string }>(page, sql.values);
+    const where = tokenListWhere(tenantId, filter, now);
+    const conditions = where.text;
+    const conditionValues = where.values.slice();
+    const page = `SELECT ${this.aliasedColumns}, count(*) OVER () AS "totalItems" FROM tokens t WHERE ${conditions}
+      ORDER BY t.created_at DESC, t.id ASC OFFSET ${where.param(filter.offset)} LIMIT ${where.param(filter.limit)}`;
+    const rows = await this.plainQuery<{ totalItems: string }>(page, where.values);
     if (rows.length > 0) {
       return [
         rows.map(({ totalItems: _, ...row }) => Object.assign(new Token(), row)),
@@ -269,10 +269,9 @@ export class TokensRepository {
     if (filter.offset === 0) {
       return [[], 0];
     }
-    const count = new TokenListSql(tenantId, filter, now);
     const [{ total }] = await this.plainQuery<{ total: string }>(
-      `SELECT count(*) AS total FROM tokens t WHERE ${count.where}`,
-      count.values,
+      `SELECT count(*) AS total FROM tokens t WHERE ${conditions}`,
+      conditionValues,
     );
     return [[], Number(total)];
   }
@@ -289,17 +288,17 @@ export class TokensRepository {
     limit: number,
     now: Date,
   ): Promise<{ row: Token; position: KeysetPosition }[]> {
-    const sql = new TokenListSql(tenantId, filter, now);
+    const where = tokenListWhere(tenantId, filter, now);
     if (after !== null) {
-      const at = sql.param(after.createdAt);
-      sql.and(`t.created_at <= ${at}::timestamptz`);
-      sql.and(`(t.created_at < ${at}::timestamptz OR t.id > ${sql.param(after.id)})`);
+      const at = where.param(after.createdAt);
+      where.and(`t.created_at <= ${at}::timestamptz`);
+      where.and(`(t.created_at < ${at}::timestamptz OR t.id > ${where.param(after.id)})`);
     }
     const rows = await this.plainQuery<{ positionAt: string }>(
       `SELECT ${this.aliasedColumns},
          to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "positionAt"
-       FROM tokens t WHERE ${sql.where} ORDER BY t.created_at DESC, t.id ASC LIMIT ${sql.param(limit)}`,
-      sql.values,
+       FROM tokens t WHERE ${where.text} ORDER BY t.created_at DESC, t.id ASC LIMIT ${where.param(limit)}`,
+      where.values,
     );
     return rows.map(({ positionAt, ...row }) => {
       const token = Object.assign(new Token(), row);
