@@ -23,7 +23,7 @@ const EXPLORER_DESCRIPTION = [
  * webhooks. Routes are registered in another order (the hot ones first, see AppModule); a segment not
  * listed goes last. Within a segment the routes keep their order. Schemas are listed alphabetically.
  */
-const READING_ORDER = [
+export const READING_ORDER = [
   'applications',
   'permissions',
   'tenants',

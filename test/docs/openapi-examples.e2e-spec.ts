@@ -1,4 +1,4 @@
-import { buildOpenApiDocument } from '../../src/openapi';
+import { buildOpenApiDocument, READING_ORDER } from '../../src/openapi';
 import { REQUEST_EXAMPLES } from '../../src/openapi-examples';
 import { CARD_INSIGHTS } from '../../src/reactor-formulas/official/card-insights';
 import { formulaBody } from '../support/reactor-factory';
@@ -45,6 +45,12 @@ describe('the OpenAPI document for /docs', () => {
     ).body.id;
   });
   afterAll(() => ctx.close());
+
+  it('lists the paths in reading order, applications first, whatever order the routes are matched in', () => {
+    const segments = [...new Set(Object.keys(paths).map((path) => path.split('/')[1]))];
+    expect(segments).toEqual(READING_ORDER);
+    expect(segments[0]).toBe('applications');
+  });
 
   it('gives every operation a summary, a description and problem-details error answers', () => {
     for (const [path, methods] of Object.entries(paths)) {

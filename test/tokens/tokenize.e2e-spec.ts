@@ -64,6 +64,21 @@ describe('POST /tokenize', () => {
     expect(await reveal(batch.body.b)).toBe('text');
   });
 
+  it('answers 400 and stores nothing when a batch holds a NUL the database cannot store', async () => {
+    const before = await countTokens(ctx, tenant.tenantId);
+    for (const a of [
+      { type: 'token', data: 'x', metadata: { k: 'a\u0000b' } },
+      { type: 'token', data: 'x', fingerprint_expression: '{{ data }}\u0000' },
+      { type: 'token', data: 'x', search_indexes: ['{{ data }}'], containers: ['/a\u0000/'] },
+    ]) {
+      const res = await api.tokenize({ a, b: 'second leaf' });
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      expect(res.body.status).toBe(res.status);
+    }
+    expect(await countTokens(ctx, tenant.tenantId)).toBe(before);
+  });
+
   it('accepts a top-level array and a top-level string', async () => {
     const arr = await api.tokenize(['x', 'y']).expect(200);
     expect(arr.body).toHaveLength(2);
