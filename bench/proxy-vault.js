@@ -9,6 +9,7 @@
 const { createApp } = require('../dist/src/app');
 const { loadConfig } = require('../dist/src/config/app-config');
 const { TenantsService } = require('../dist/src/tenants/tenants.service');
+const { HealthService } = require('../dist/src/health/health.service');
 const { ECHO_HOST } = require('./echo-server');
 
 /** The OutboundResolver: ECHO_HOST → 127.0.0.1, any other name fails as a name that does not exist. */
@@ -22,6 +23,8 @@ async function benchResolver(hostname) {
 async function main() {
   const config = loadConfig();
   const { app, close } = await createApp(config, { outbound: { resolver: benchResolver } });
+  // As main.ts: not ready until the default tenant exists, so the bench never calls with a key not yet known.
+  const firstRunSetup = app.get(HealthService).firstRunSetup();
   try {
     await app.listen(config.port, config.host);
   } catch (err) {
@@ -29,6 +32,7 @@ async function main() {
     throw err;
   }
   await app.get(TenantsService).bootstrap(config.bootstrapApiKey ?? undefined);
+  firstRunSetup.done();
   process.stdout.write(`Token Vault (proxy bench) listening on ${config.host}:${config.port}\n`);
 
   let stopping = false;

@@ -200,8 +200,9 @@ function processCpuSeconds(pid) {
 }
 
 /**
- * Ready, and its management key known: the vault listens before it creates the default tenant from
- * VAULT_BOOTSTRAP_API_KEY, so /health/ready alone can answer before the key works.
+ * Ready, and its management key accepted. Readiness already waits for the default tenant (main.ts and
+ * bench/proxy-vault.js hold it with firstRunSetup until VAULT_BOOTSTRAP_API_KEY's tenant exists; the proxy
+ * vault once did not, and its first setup call got 401); the key check makes a regression fail here, loudly.
  */
 async function waitUntilReady(baseUrl, exited, output, key) {
   let exit = null;
