@@ -11,8 +11,10 @@ import { Principal } from '../access/principal';
 import { UuidParam } from '../common/uuid-param';
 import { ApplicationKeysService } from './application-keys.service';
 import { ApplicationKeyDto } from './dto/application-key.dto';
+import { IdempotentWrites } from '../idempotency/idempotent-writes';
 
 @ApiTags('Applications')
+@IdempotentWrites()
 @Controller('applications/:id/keys')
 export class ApplicationKeysController {
   constructor(private readonly keys: ApplicationKeysService) {}

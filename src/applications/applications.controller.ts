@@ -23,8 +23,10 @@ import {
   PermissionDto,
   UpdateApplicationDto,
 } from './dto/application.dto';
+import { IdempotentWrites } from '../idempotency/idempotent-writes';
 
 @ApiTags('Applications')
+@IdempotentWrites()
 @Controller('applications')
 export class ApplicationsController {
   constructor(private readonly applications: ApplicationsService) {}

@@ -10,6 +10,7 @@ import {
 import { IsString, MaxLength } from 'class-validator';
 import { Public } from '../access/decorators';
 import { TenantKeysService } from '../crypto/tenant-keys.service';
+import { IdempotentWrites } from '../idempotency/idempotent-writes';
 
 export class UnsealShareDto {
   @ApiProperty({
@@ -30,6 +31,7 @@ export class UnsealStatusDto {
 
 @ApiTags('Health')
 @Public()
+@IdempotentWrites()
 @Controller('unseal')
 export class UnsealController {
   constructor(private readonly keys: TenantKeysService) {}

@@ -17,10 +17,12 @@ import { Page } from '../common/pagination';
 import { UuidParam } from '../common/uuid-param';
 import { ListProxiesQueryDto, PatchProxyDto, ProxyBodyDto, ProxyDto, ProxyPageDto } from './dto/proxy.dto';
 import { ProxiesService } from './proxies.service';
+import { IdempotentWrites } from '../idempotency/idempotent-writes';
 
 const DOES_NOT_COMPILE = 'The code does not compile (message with line and column).';
 
 @ApiTags('Proxies')
+@IdempotentWrites()
 @Controller('proxies')
 export class ProxiesController {
   constructor(private readonly proxies: ProxiesService) {}

@@ -19,10 +19,12 @@ import {
   ReactorFormulaPageDto,
 } from './dto/reactor-formula.dto';
 import { ReactorFormulasService } from './reactor-formulas.service';
+import { IdempotentWrites } from '../idempotency/idempotent-writes';
 
 const DOES_NOT_COMPILE = 'The code does not compile (message with line and column).';
 
 @ApiTags('Reactor formulas')
+@IdempotentWrites()
 @Controller('reactor-formulas')
 export class ReactorFormulasController {
   constructor(private readonly formulas: ReactorFormulasService) {}

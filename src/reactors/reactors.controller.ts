@@ -27,8 +27,10 @@ import {
 import { definedFields } from '../common/defined-fields';
 import { ReactService } from './react.service';
 import { ReactorsService } from './reactors.service';
+import { IdempotentWrites } from '../idempotency/idempotent-writes';
 
 @ApiTags('Reactors')
+@IdempotentWrites()
 @Controller('reactors')
 export class ReactorsController {
   constructor(

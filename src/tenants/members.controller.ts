@@ -6,8 +6,10 @@ import { Page } from '../common/pagination';
 import { UuidParam } from '../common/uuid-param';
 import { ListMembersQueryDto, MemberDto, MemberPageDto, UpdateMemberDto } from './dto/member.dto';
 import { MembersService } from './members.service';
+import { IdempotentWrites } from '../idempotency/idempotent-writes';
 
 @ApiTags('Members and invitations')
+@IdempotentWrites()
 @Controller('tenants/self/members')
 export class MembersController {
   constructor(private readonly members: MembersService) {}

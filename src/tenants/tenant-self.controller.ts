@@ -11,8 +11,10 @@ import {
   UpdateTenantDto,
 } from './dto/tenant.dto';
 import { TenantSelfService } from './tenant-self.service';
+import { IdempotentWrites } from '../idempotency/idempotent-writes';
 
 @ApiTags('Tenants')
+@IdempotentWrites()
 @Controller('tenants/self')
 export class TenantSelfController {
   constructor(private readonly tenants: TenantSelfService) {}

@@ -3,8 +3,10 @@ import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission } from '../access/decorators';
 import { Principal } from '../access/principal';
 import { DetokenizeService } from './detokenize.service';
+import { IdempotentWrites } from '../idempotency/idempotent-writes';
 
 @ApiTags('Tokens')
+@IdempotentWrites()
 @Controller('detokenize')
 export class DetokenizeController {
   constructor(private readonly detokenizer: DetokenizeService) {}

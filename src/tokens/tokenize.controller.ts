@@ -3,8 +3,10 @@ import { ApiBody, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } fr
 import { CurrentPrincipal, RequirePermission } from '../access/decorators';
 import { Principal } from '../access/principal';
 import { TokenizeService } from './tokenize.service';
+import { IdempotentWrites } from '../idempotency/idempotent-writes';
 
 @ApiTags('Tokens')
+@IdempotentWrites()
 @Controller('tokenize')
 export class TokenizeController {
   constructor(private readonly tokenize: TokenizeService) {}

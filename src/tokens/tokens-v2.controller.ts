@@ -4,8 +4,10 @@ import { CurrentPrincipal, RequirePermission } from '../access/decorators';
 import { Principal } from '../access/principal';
 import { ListTokensV2QueryDto, SearchTokensV2Dto, TokenCursorPageDto } from './dto/token-v2.dto';
 import { TokensV2Service } from './tokens-v2.service';
+import { IdempotentWrites } from '../idempotency/idempotent-writes';
 
 @ApiTags('Tokens')
+@IdempotentWrites()
 @Controller('v2/tokens')
 export class TokensV2Controller {
   constructor(private readonly tokens: TokensV2Service) {}

@@ -25,10 +25,12 @@ import {
 } from './dto/token.dto';
 import { TokensService } from './tokens.service';
 import { definedTopLevelFields } from '../common/defined-fields';
+import { IdempotentWrites } from '../idempotency/idempotent-writes';
 
 const METADATA_PREFIX = 'metadata.';
 
 @ApiTags('Tokens')
+@IdempotentWrites()
 @Controller('tokens')
 export class TokensController {
   constructor(private readonly tokens: TokensService) {}

@@ -19,8 +19,10 @@ import {
   WebhookPageDto,
 } from './dto/webhook.dto';
 import { WebhooksService } from './webhooks.service';
+import { IdempotentWrites } from '../idempotency/idempotent-writes';
 
 @ApiTags('Webhooks')
+@IdempotentWrites()
 @Controller('webhooks')
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}

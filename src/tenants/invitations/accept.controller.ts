@@ -7,11 +7,13 @@ import { AcceptInvitationDto, AcceptedInvitationDto } from './dto/invitation.dto
 import { ACCEPT_PAGE_CSP, acceptedPage, acceptForm, problemPage } from './accept-page';
 import { AcceptRateLimit } from './accept-rate-limit';
 import { InvitationsService } from './invitations.service';
+import { IdempotentWrites } from '../../idempotency/idempotent-writes';
 
 /** The public side of an invitation: the page behind the e-mailed link, and accepting it. */
 @ApiTags('Members and invitations')
 @Public()
 @UseGuards(AcceptRateLimit)
+@IdempotentWrites()
 @Controller('invitations/accept')
 export class AcceptController {
   constructor(private readonly invitations: InvitationsService) {}

@@ -17,8 +17,10 @@ import {
   ListInvitationsQueryDto,
 } from './dto/invitation.dto';
 import { InvitationsService } from './invitations.service';
+import { IdempotentWrites } from '../../idempotency/idempotent-writes';
 
 @ApiTags('Members and invitations')
+@IdempotentWrites()
 @Controller('tenants/self/invitations')
 export class InvitationsController {
   constructor(private readonly invitations: InvitationsService) {}
