@@ -32,8 +32,10 @@ describe('BT-IDEMPOTENCY-KEY coverage', () => {
         const prototype = controller.prototype as Record<string, unknown>;
         for (const name of Object.getOwnPropertyNames(prototype)) {
           const handler = prototype[name];
-          const method =
-            typeof handler === 'function' ? Reflect.getMetadata(METHOD_METADATA, handler) : undefined;
+          if (typeof handler !== 'function') {
+            continue;
+          }
+          const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
           if (method === undefined) {
             continue;
           }
@@ -41,7 +43,7 @@ describe('BT-IDEMPOTENCY-KEY coverage', () => {
           const has = ((Reflect.getMetadata(INTERCEPTORS_METADATA, handler) ?? []) as unknown[]).includes(
             IdempotencyInterceptor,
           );
-          const wanted = WRITES.includes(method as RequestMethod) && controller !== ProxyForwarderController;
+          const wanted = WRITES.includes(method) && controller !== ProxyForwarderController;
           writes += wanted ? 1 : 0;
           if (wanted && !has) {
             missing.push(route);
