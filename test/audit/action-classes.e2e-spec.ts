@@ -6,6 +6,7 @@ import { applicationBody, createApplication } from '../support/application-facto
 import { CapturingMailer, secretOf } from '../support/mail';
 import { formulaBody, newReactor, reactorsApi } from '../support/reactor-factory';
 import { TestContext, TestTenant } from '../support/test-app';
+import { expectProblem } from '../support/problems';
 import { tokenApp } from '../support/token-factory';
 
 describe('audit records of management actions', () => {
@@ -110,6 +111,24 @@ describe('audit records of management actions', () => {
     expect(reacted.status).toBe(200);
     expect(await usesOf()).toHaveLength(2);
     expect(await one('react', reactorId)).toMatchObject({ actor_id: user.id });
+  });
+
+  it('answers 404 for an unknown reactor before anything about its arguments, and records no token use', async () => {
+    const api = reactorsApi(ctx, tenant);
+    const user = await tokenApp(ctx, tenant, [], ['token:create', 'token:use']);
+    const token = (await user.api.create({ type: 'token', data: 'kept' })).body.id as string;
+    const unknownReactor = '00000000-0000-4000-8000-000000000000';
+    const before = await recordsOf(ctx, tenant.tenantId, 'detokenize', null);
+
+    // The token and the reactor are read at once; the answer still names the reactor, whatever the arguments.
+    expectProblem(await api.react(unknownReactor, { args: { t: `{{ ${token} }}` } }, user.key), 404);
+    const missingToken = '{{ 00000000-0000-4000-8000-000000000001 }}';
+    expectProblem(await api.react(unknownReactor, { args: { t: missingToken } }, user.key), 404);
+    const tooMany = Array.from({ length: 101 }, (_, i) => `{{ missing-${i} }}`);
+    expectProblem(await api.react(unknownReactor, { args: { many: tooMany } }, user.key), 404);
+
+    expect(await recordsOf(ctx, tenant.tenantId, 'detokenize', null)).toHaveLength(before.length);
+    expect(await recordsOf(ctx, tenant.tenantId, 'react', unknownReactor)).toHaveLength(0);
   });
 
   it('records a token a reactor creates through req.bt as its own create, by the reactor’s application', async () => {
