@@ -11,6 +11,7 @@ import { serveOpenApi } from './openapi';
 import { MetricsService } from './metrics/metrics.service';
 import { requestMetrics } from './metrics/request-metrics';
 import { applyServerLimits } from './common/server-limits';
+import { fastJsonReplies } from './common/json-replies';
 import { json, urlencoded } from 'express';
 import {
   bodyParserErrors,
@@ -88,6 +89,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   // Express's default ETag is an unsalted SHA-1 of the body: on a revealed card, a brute-forceable hash of it.
   app.set('etag', false);
   app.set('query parser', 'simple');
+  fastJsonReplies(app.getHttpAdapter());
   app.use(securityHeaders);
   app.use(requestMetrics(app.get(MetricsService)));
   app.use(jsonBodiesOnly);
