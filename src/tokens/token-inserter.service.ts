@@ -48,27 +48,37 @@ export class TokenInserter {
     return this.tokens.manager.transaction(work);
   }
 
-  /**
-   * One token (POST /tokens) and its audit record, `audited` naming the outcome. A plain create is one
-   * statement: token, index rows, outbox rows and record in one round trip, atomic without a transaction. A
-   * deduplicating one takes its fingerprint lock first, so it runs step by step in a transaction.
-   */
+  /** One token (POST /tokens) and its audit record, `audited` naming the outcome: insertAll of one. */
   async insertOne(
     prepared: PreparedToken,
     audited: (outcome: InsertOutcome) => AuditEvent,
   ): Promise<InsertOutcome> {
-    if (!looksForDuplicate(prepared)) {
-      const outcome: InsertOutcome = { inserted: prepared };
-      const audit = this.audit.recordPart(audited(outcome));
-      const events = this.events.publishPart(createdEvent(outcome));
+    const [outcome] = await this.insertAll([prepared], ([only]) => audited(only));
+    return outcome;
+  }
+
+  /**
+   * Tokens (POST /tokens, /tokenize) and the one audit record `audited` makes of their outcomes, all or
+   * nothing. Plain creates are one statement: tokens, index rows, outbox rows and record in one round trip,
+   * atomic without a transaction. Deduplicating ones take fingerprint locks first, so they run step by step
+   * in a transaction.
+   */
+  async insertAll(
+    prepared: PreparedToken[],
+    audited: (outcomes: InsertOutcome[]) => AuditEvent,
+  ): Promise<InsertOutcome[]> {
+    if (!prepared.some(looksForDuplicate)) {
+      const outcomes: InsertOutcome[] = prepared.map((p) => ({ inserted: p }));
+      const audit = this.audit.recordPart(audited(outcomes));
+      const events = this.events.publishPart(outcomes.flatMap(createdEvent));
       try {
-        await this.tokens.insertOneWith(
+        await this.tokens.insertWith(
           prepared,
           [events, audit].filter((p) => p !== null),
         );
         audit?.written(true);
-        this.dedup.record('created', prepared.fields.deduplicateToken === true ? 1 : 0);
-        return outcome;
+        this.dedup.record('created', prepared.filter((p) => p.fields.deduplicateToken === true).length);
+        return outcomes;
       } catch (err) {
         if (isUniqueViolation(err)) {
           throw ApiError.conflict('A token with this id already exists.');
@@ -82,9 +92,9 @@ export class TokenInserter {
       }
     }
     return this.transaction(async (manager) => {
-      const [outcome] = await this.insertMany(manager, [prepared]);
-      await this.audit.record(audited(outcome), manager);
-      return outcome;
+      const outcomes = await this.insertMany(manager, prepared);
+      await this.audit.record(audited(outcomes), manager);
+      return outcomes;
     });
   }
 

@@ -1,4 +1,3 @@
-import { AuditService } from '../audit/audit.service';
 import { tokenizedEvent } from './token-audit';
 import { Inject, Injectable } from '@nestjs/common';
 import { Principal } from '../access/principal';
@@ -7,7 +6,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { addError } from '../common/field-errors';
 import { MAX_DTO_DEPTH, nestedDeeperThan } from '../common/validation';
 import { DedupRateLimit } from './dedup-rate-limit';
-import { PreparedToken, TokenInserter } from './token-inserter.service';
+import { InsertOutcome, PreparedToken, TokenInserter } from './token-inserter.service';
 import { TokensService } from './tokens.service';
 
 interface Slot {
@@ -31,7 +30,6 @@ export class TokenizeService {
     private readonly inserter: TokenInserter,
     private readonly dedupLimit: DedupRateLimit,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly audit: AuditService,
   ) {}
 
   async tokenize(principal: Principal, body: unknown): Promise<unknown> {
@@ -42,13 +40,16 @@ export class TokenizeService {
       slots.filter((s) => s.definition.deduplicate_token === true).length,
     );
     const prepared = await this.prepareAll(principal, slots);
-    const outcomes = await this.inserter.transaction(async (manager) => {
-      const inserted = await this.inserter.insertMany(manager, prepared);
-      await this.audit.record(tokenizedEvent(principal, inserted), manager);
-      return inserted;
-    });
-    const results = await Promise.all(outcomes.map((o) => this.tokens.presentOutcome(principal, o)));
-    return rebuild(shape, (i) => (slots[i].kind === 'leaf' ? results[i].id : results[i]));
+    const outcomes = await this.inserter.insertAll(prepared, (inserted) =>
+      tokenizedEvent(principal, inserted),
+    );
+    // A leaf is answered with its id alone: presenting it (mask, transform) would be thrown away.
+    const results = await Promise.all(
+      outcomes.map(async (o, i) =>
+        slots[i].kind === 'leaf' ? idOf(o) : this.tokens.presentOutcome(principal, o),
+      ),
+    );
+    return rebuild(shape, (i) => results[i]);
   }
 
   /** Validates every slot first so one response names every bad path; nothing is written before that. */
@@ -121,6 +122,10 @@ function collect(value: unknown, path: string, walk: Walk, depth: number): Shape
       collect(item, path === '' ? key : `${path}.${key}`, walk, depth + 1),
     ]),
   );
+}
+
+function idOf(outcome: InsertOutcome): string {
+  return 'inserted' in outcome ? outcome.inserted.row.id : outcome.duplicateOf.id;
 }
 
 function rebuild(shape: Shape, answer: (slot: number) => unknown): unknown {

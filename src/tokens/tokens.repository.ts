@@ -99,6 +99,17 @@ function insertValues(r: Token): unknown[] {
   ];
 }
 
+/** The rows of `tokens` as one INSERT: the one-row statement for one, the JSON recordset for more. */
+function insertPart(tokens: { row: Token }[]): StatementPart {
+  return tokens.length === 1
+    ? { name: 'tokens.insert-one', text: INSERT_ONE_SQL, values: insertValues(tokens[0].row) }
+    : {
+        name: 'tokens.insert-many',
+        text: INSERT_MANY_SQL,
+        values: [JSON.stringify(tokens.map((t) => insertRow(t.row)))],
+      };
+}
+
 /** The blind-index rows of `tokens` as one INSERT; null when they have none. */
 function indexPart(tokens: { row: Token; indexHashes: string[] }[]): StatementPart | null {
   const rows = tokens.flatMap((t) =>
@@ -319,40 +330,27 @@ export class TokensRepository {
     if (tokens.length === 0) {
       return;
     }
-    if (tokens.length === 1) {
-      await preparedQuery(
-        manager,
-        'tokens.insert-one',
-        INSERT_ONE_SQL,
-        insertValues(tokens[0].row),
-        this.config.databasePreparedStatements,
-      );
-    } else {
-      await preparedQuery(
-        manager,
-        'tokens.insert-many',
-        INSERT_MANY_SQL,
-        [JSON.stringify(tokens.map((t) => insertRow(t.row)))],
-        this.config.databasePreparedStatements,
-      );
-    }
+    const rows = insertPart(tokens);
+    await preparedQuery(manager, rows.name, rows.text, rows.values, this.config.databasePreparedStatements);
     await this.insertIndexes(manager, tokens);
     this.writes.add(tokens.length);
   }
 
   /**
-   * One new token with `also` (its outbox and audit rows) as one statement (composeStatement): atomic
-   * without a transaction, one round trip where the step-by-step insert takes six.
+   * New tokens with `also` (their outbox and audit rows) as one statement (composeStatement): atomic
+   * without a transaction, one round trip where the step-by-step insert in a transaction takes five or six.
    */
-  async insertOneWith(token: { row: Token; indexHashes: string[] }, also: StatementPart[]): Promise<void> {
-    const parts: StatementPart[] = [
-      { name: 'tokens.insert-one', text: INSERT_ONE_SQL, values: insertValues(token.row) },
-    ];
-    const indexes = indexPart([token]);
+  async insertWith(tokens: { row: Token; indexHashes: string[] }[], also: StatementPart[]): Promise<void> {
+    const parts: StatementPart[] = tokens.length === 0 ? [] : [insertPart(tokens)];
+    const indexes = indexPart(tokens);
     if (indexes !== null) {
       parts.push(indexes);
     }
-    const statement = composeStatement([...parts, ...also]);
+    parts.push(...also);
+    if (parts.length === 0) {
+      return;
+    }
+    const statement = composeStatement(parts);
     await preparedQuery(
       this.tokens.manager,
       statement.name,
@@ -360,7 +358,7 @@ export class TokensRepository {
       statement.values,
       this.config.databasePreparedStatements,
     );
-    this.writes.add(1);
+    this.writes.add(tokens.length);
   }
 
   /**

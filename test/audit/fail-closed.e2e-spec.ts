@@ -25,6 +25,13 @@ describe('an audit trail that cannot be written stops the action (fail closed)',
       expectProblem(await app.api.create({ type: 'card', data: cardData() }), 503);
       expectProblem(await app.api.list(), 503);
       expectProblem(await app.api.tokenize({ a: 'x' }), 503);
+      expectProblem(
+        await app.api.tokenize({
+          a: 'x',
+          b: ['y', { type: 'token', data: 'z', search_indexes: ['{{ data }}'] }],
+        }),
+        503,
+      );
       expect(await countTokens(ctx, tenant.tenantId)).toBe(before);
     } finally {
       await ctx.dataSource.query('ALTER TABLE audit_records_broken RENAME TO audit_records');

@@ -79,6 +79,23 @@ describe('POST /tokenize', () => {
     expect(await countTokens(ctx, tenant.tenantId)).toBe(before);
   });
 
+  it('answers 409 and stores nothing when a definition takes an id in use, or one id comes twice', async () => {
+    await api.create({ id: 'tokenize-taken', type: 'token', data: 'first' }).expect(201);
+    const before = await countTokens(ctx, tenant.tenantId);
+    for (const body of [
+      { a: 'new leaf', b: { id: 'tokenize-taken', type: 'token', data: 'second' } },
+      [
+        { id: 'tokenize-twice', type: 'token', data: 'x' },
+        { id: 'tokenize-twice', type: 'token', data: 'y' },
+      ],
+    ]) {
+      const res = await api.tokenize(body);
+      expect([res.status, res.body.status]).toEqual([409, 409]);
+    }
+    expect(await countTokens(ctx, tenant.tenantId)).toBe(before);
+    expect(await reveal('tokenize-taken')).toBe('first');
+  });
+
   it('accepts a top-level array and a top-level string', async () => {
     const arr = await api.tokenize(['x', 'y']).expect(200);
     expect(arr.body).toHaveLength(2);
