@@ -140,4 +140,44 @@ function hotPathLines(figures) {
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
 }
 
-module.exports = { FLOOR_CONNECTIONS, NAMES, hotPaths, hotPathLines, median };
+/** The routes measured against a floor, with the floor each is compared to. */
+const FLOOR_PAIRS = [
+  ['POST /tokens (card)', NAMES.POST_TOKENS, NAMES.FLOOR_CREATE],
+  ['GET /tokens/<id> (reveal)', NAMES.GET_TOKEN, NAMES.FLOOR_REVEAL],
+  ['POST /proxy (3 tokens)', NAMES.PROXY_N, NAMES.FLOOR_PROXY],
+];
+
+/**
+ * Where each floor comparison's CPU goes, per request: the server's and PostgreSQL's (bench/database-cpu.js).
+ * The server, the database and the load share the machine's cores, so when they are all busy the req/s ratio
+ * cannot pass floor CPU ÷ route CPU however the route's own code is written. Rows lacking a figure are left
+ * out; null when none is left.
+ */
+function floorCpuLines(rows) {
+  const byName = Object.fromEntries(rows.map((row) => [row.name, row]));
+  const cpu = (name) => {
+    const server = field(byName, name, 'server_cpu_ms_per_request');
+    const database = field(byName, name, 'database_cpu_ms_per_request');
+    return server === null || database === null ? null : { server, database, total: server + database };
+  };
+  const cells = FLOOR_PAIRS.map(([label, route, floor]) => [label, cpu(route), cpu(floor)])
+    .filter(([, route, floor]) => route !== null && floor !== null)
+    .map(([label, route, floor]) => [
+      label,
+      route.server.toFixed(3),
+      route.database.toFixed(3),
+      floor.server.toFixed(3),
+      floor.database.toFixed(3),
+      (floor.total / route.total).toFixed(3),
+    ]);
+  if (cells.length === 0) {
+    return null;
+  }
+  const header = ['route', 'server', 'database', 'floor server', 'floor database', 'floor ÷ route'];
+  const widths = header.map((title, i) => Math.max(title.length, ...cells.map((c) => c[i].length)));
+  const line = (values) =>
+    `  ${values.map((v, i) => (i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ')}`;
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+}
+
+module.exports = { FLOOR_CONNECTIONS, NAMES, floorCpuLines, hotPaths, hotPathLines, median };

@@ -17,7 +17,8 @@
  *                        --cpu-prof and write their .cpuprofile files there on stop (open them in Chrome DevTools
  *                        or speedscope; profiling slows the servers down)
  * Each row also shows the CPU time the server process spent per request (Linux only): it stays comparable when
- * other work shares the machine. Scenarios with a `server` run against a second vault (bench/proxy-vault.js,
+ * other work shares the machine; with BENCH_DATABASE_URL on this machine, also the PostgreSQL server's
+ * (bench/database-cpu.js), which shares the same cores. Scenarios with a `server` run against a second vault (bench/proxy-vault.js,
  * allowed to proxy to loopback), a local HTTPS echo server (bench/echo-server.js), a floor server
  * (bench/floor-server.js) or a vault whose master key is in a SoftHSM2 token (bench/pkcs11-vault.js), each
  * started the first time such a scenario is selected and stopped at the end (bench/servers.js). Scenario
@@ -29,9 +30,10 @@ const { execFileSync } = require('node:child_process');
 const { mkdirSync, writeFileSync } = require('node:fs');
 const { join, resolve } = require('node:path');
 const scenarios = require('./scenarios');
-const { hotPathLines, hotPaths } = require('./hot-paths');
+const { floorCpuLines, hotPathLines, hotPaths } = require('./hot-paths');
 const { politeLoad } = require('./polite-load');
 const { startServer } = require('./server');
+const { databaseCpuMeter } = require('./database-cpu');
 const { benchServers } = require('./servers');
 
 const RESULTS_FILE = join(__dirname, 'results', 'latest.json');
@@ -219,6 +221,12 @@ const COLUMNS = [
     'srv CPU ms/req',
     (r) => (r.server_cpu_ms_per_request === null ? '-' : r.server_cpu_ms_per_request.toFixed(3)),
   ],
+  // CPU of the PostgreSQL server per request (bench/database-cpu.js), when it runs on this machine.
+  [
+    'db CPU ms/req',
+    (r) =>
+      typeof r.database_cpu_ms_per_request === 'number' ? r.database_cpu_ms_per_request.toFixed(3) : '-',
+  ],
 ];
 /** Shown only when a row of the table has it. */
 const TOKENS_COLUMN = [
@@ -286,6 +294,7 @@ async function main() {
   const startedAt = new Date();
   const commit = gitCommit();
   server = await startServer({ postgresUrl: config.postgresUrl, cpuProfileDir: config.cpuProfileDir });
+  const databaseMeter = databaseCpuMeter(config.postgresUrl);
   const rows = [];
   /** Scenarios not run on this database (`database: 'postgres'` on the embedded one). */
   const skipped = [];
@@ -328,18 +337,24 @@ async function main() {
         await measure(options, config.warmup, connections);
       }
       const cpuBefore = target.cpuSeconds();
+      const databaseCpu = databaseMeter.start();
       const row = summarize(
         scenario,
         await measure(options, config.duration, connections, scenario.preciseLatency === true),
       );
       row.connections = connections;
       const cpuAfter = target.cpuSeconds();
+      const databaseSeconds = databaseCpu();
       if (load !== null) {
         row.background = await stopBackground(load);
       }
       row.server_cpu_ms_per_request =
         cpuBefore !== null && cpuAfter !== null && row.requests > 0
           ? round(((cpuAfter - cpuBefore) * 1000) / row.requests, 3)
+          : null;
+      row.database_cpu_ms_per_request =
+        databaseSeconds !== null && row.requests > 0
+          ? round((databaseSeconds * 1000) / row.requests, 3)
           : null;
       if (scenario.setup) {
         row.setup = { seconds: round(setupSeconds, 1), ...setupNotes };
@@ -391,6 +406,10 @@ async function main() {
   const hot = hotPaths(rows);
   if (hot.some((figure) => figure.measured !== null)) {
     console.log(`#22 hot paths (each a ratio to a baseline of this run)\n${hotPathLines(hot)}\n`);
+  }
+  const floorCpu = floorCpuLines(rows);
+  if (floorCpu !== null) {
+    console.log(`CPU ms per request of the floor comparisons, server and PostgreSQL\n${floorCpu}\n`);
   }
   mkdirSync(join(__dirname, 'results'), { recursive: true });
   const report = {
