@@ -3,6 +3,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { ApiError, FieldErrors } from './api-error';
 import { MAX_NESTING } from './limits';
+import { cacheValidationMetadata } from './validation-metadata-cache';
 
 /** Longest member name an error quotes: names come from the caller and may carry data. */
 const MAX_NAME = 64;
@@ -142,6 +143,7 @@ class DepthLimitedValidationPipe extends ValidationPipe {
 }
 
 export function createValidationPipe(): ValidationPipe {
+  cacheValidationMetadata();
   return new DepthLimitedValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
