@@ -2,7 +2,7 @@ import type { Principal } from '../access/principal';
 import { auditEvent, AuditEvent, naming } from '../audit/audit-event';
 import type { Page } from '../common/pagination';
 import type { TokenDto } from './dto/token.dto';
-import type { InsertOutcome } from './token-inserter.service';
+import { InsertOutcome, outcomeId } from './token-inserter.service';
 
 /** The record of one create: the new token, or the existing one a deduplicating create returned. */
 export function createdEvent(principal: Principal, outcome: InsertOutcome): AuditEvent {
@@ -23,6 +23,5 @@ export function idsOf(page: Pick<Page<TokenDto>, 'data'>): string[] {
 
 /** One record per /tokenize request, naming every token it created or found. */
 export function tokenizedEvent(principal: Principal, outcomes: InsertOutcome[]): AuditEvent {
-  const ids = outcomes.map((o) => ('duplicateOf' in o ? o.duplicateOf.id : o.inserted.row.id));
-  return auditEvent(principal, 'token', null, 'tokenize', naming('Tokens created', ids));
+  return auditEvent(principal, 'token', null, 'tokenize', naming('Tokens created', outcomes.map(outcomeId)));
 }

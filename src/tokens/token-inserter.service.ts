@@ -19,6 +19,11 @@ import { VaultEvent } from '../events/event-types';
 /** What an insert did: stored the prepared token, or found the live token it duplicates (deduplicate_token). */
 export type InsertOutcome = { inserted: PreparedToken } | { duplicateOf: Token };
 
+/** The id of the token an insert answers with: the new one, or the duplicate it found. */
+export function outcomeId(outcome: InsertOutcome): string {
+  return 'inserted' in outcome ? outcome.inserted.row.id : outcome.duplicateOf.id;
+}
+
 export interface PreparedToken {
   row: Token;
   fields: TokenFields;

@@ -6,7 +6,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { addError } from '../common/field-errors';
 import { MAX_DTO_DEPTH, nestedDeeperThan } from '../common/validation';
 import { DedupRateLimit } from './dedup-rate-limit';
-import { InsertOutcome, PreparedToken, TokenInserter } from './token-inserter.service';
+import { outcomeId, PreparedToken, TokenInserter } from './token-inserter.service';
 import { TokensService } from './tokens.service';
 
 interface Slot {
@@ -46,7 +46,7 @@ export class TokenizeService {
     // A leaf is answered with its id alone: presenting it (mask, transform) would be thrown away.
     const results = await Promise.all(
       outcomes.map(async (o, i) =>
-        slots[i].kind === 'leaf' ? idOf(o) : this.tokens.presentOutcome(principal, o),
+        slots[i].kind === 'leaf' ? outcomeId(o) : this.tokens.presentOutcome(principal, o),
       ),
     );
     return rebuild(shape, (i) => results[i]);
@@ -122,10 +122,6 @@ function collect(value: unknown, path: string, walk: Walk, depth: number): Shape
       collect(item, path === '' ? key : `${path}.${key}`, walk, depth + 1),
     ]),
   );
-}
-
-function idOf(outcome: InsertOutcome): string {
-  return 'inserted' in outcome ? outcome.inserted.row.id : outcome.duplicateOf.id;
 }
 
 function rebuild(shape: Shape, answer: (slot: number) => unknown): unknown {
