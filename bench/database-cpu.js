@@ -5,9 +5,8 @@
  * `postgres`: backends, WAL writer, checkpointer, autovacuum; every database of that server counts).
  */
 const { readdirSync, readFileSync } = require('node:fs');
+const { processCpuSeconds } = require('./server');
 
-/** Linux clock ticks per second (USER_HZ), which /proc/<pid>/stat counts CPU time in. */
-const CLOCK_TICKS = 100;
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
 /** CPU seconds by pid of every `postgres` process, or null when they cannot be read here. */
@@ -23,19 +22,16 @@ function postgresCpuByPid() {
     if (!/^\d+$/.test(pid)) {
       continue;
     }
-    let stat;
+    let name;
     try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
     } catch {
       continue; // exited meanwhile
     }
-    const close = stat.lastIndexOf(')');
-    if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') {
-      continue;
+    const seconds = name === 'postgres' ? processCpuSeconds(pid) : null;
+    if (seconds !== null) {
+      byPid.set(pid, seconds);
     }
-    // After the command name: utime and stime are the 12th and 13th fields.
-    const fields = stat.slice(close + 2).split(' ');
-    byPid.set(pid, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS);
   }
   return byPid;
 }

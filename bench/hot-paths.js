@@ -133,7 +133,11 @@ function hotPathLines(figures) {
     `${f.op === '>=' ? '≥' : '≤'} ${f.threshold}${f.unit}`,
     f.pass === null ? 'n/a (not run)' : f.pass ? 'PASS' : 'MISS',
   ]);
-  const header = ['figure', 'measured', 'target', 'verdict'];
+  return textTable(['figure', 'measured', 'target', 'verdict'], cells);
+}
+
+/** Rows of text cells under `header`, indented, the first column left-aligned and the others right. */
+function textTable(header, cells) {
   const widths = header.map((title, i) => Math.max(title.length, ...cells.map((c) => c[i].length)));
   const line = (values) =>
     `  ${values.map((v, i) => (i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ')}`;
@@ -173,11 +177,7 @@ function floorCpuLines(rows) {
   if (cells.length === 0) {
     return null;
   }
-  const header = ['route', 'server', 'database', 'floor server', 'floor database', 'floor ÷ route'];
-  const widths = header.map((title, i) => Math.max(title.length, ...cells.map((c) => c[i].length)));
-  const line = (values) =>
-    `  ${values.map((v, i) => (i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ')}`;
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+  return textTable(['route', 'server', 'database', 'floor server', 'floor database', 'floor ÷ route'], cells);
 }
 
 module.exports = { FLOOR_CONNECTIONS, NAMES, floorCpuLines, hotPaths, hotPathLines, median };

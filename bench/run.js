@@ -18,10 +18,11 @@
  *                        or speedscope; profiling slows the servers down)
  * Each row also shows the CPU time the server process spent per request (Linux only): it stays comparable when
  * other work shares the machine; with BENCH_DATABASE_URL on this machine, also the PostgreSQL server's
- * (bench/database-cpu.js), which shares the same cores. Scenarios with a `server` run against a second vault (bench/proxy-vault.js,
- * allowed to proxy to loopback), a local HTTPS echo server (bench/echo-server.js), a floor server
- * (bench/floor-server.js) or a vault whose master key is in a SoftHSM2 token (bench/pkcs11-vault.js), each
- * started the first time such a scenario is selected and stopped at the end (bench/servers.js). Scenario
+ * (bench/database-cpu.js), which shares the same cores. Scenarios with a `server` run against a second vault
+ * (bench/proxy-vault.js, allowed to proxy to loopback), a local HTTPS echo server (bench/echo-server.js), a
+ * floor server (bench/floor-server.js) or a vault whose master key is in a SoftHSM2 token
+ * (bench/pkcs11-vault.js), each started the first time such a scenario is selected and stopped at the end
+ * (bench/servers.js). Scenario
  * targets are listed as PASS/MISS at the end, then issue 22's hot-path figures (bench/hot-paths.js) as a table
  * of their own. Everything is also written to bench/results/latest.json.
  */
