@@ -31,7 +31,7 @@ const { execFileSync } = require('node:child_process');
 const { mkdirSync, writeFileSync } = require('node:fs');
 const { join, resolve } = require('node:path');
 const scenarios = require('./scenarios');
-const { floorCpuLines, hotPathLines, hotPaths } = require('./hot-paths');
+const { floorAddedP50, floorCpu, floorCpuLines, hotPathLines, hotPaths } = require('./hot-paths');
 const { politeLoad } = require('./polite-load');
 const { startServer } = require('./server');
 const { databaseCpuMeter } = require('./database-cpu');
@@ -408,9 +408,14 @@ async function main() {
   if (hot.some((figure) => figure.measured !== null)) {
     console.log(`#22 hot paths (each a ratio to a baseline of this run)\n${hotPathLines(hot)}\n`);
   }
-  const floorCpu = floorCpuLines(rows);
-  if (floorCpu !== null) {
-    console.log(`CPU ms per request of the floor comparisons, server and PostgreSQL\n${floorCpu}\n`);
+  const floorComparisons = floorCpu(rows);
+  const floorCpuTable = floorCpuLines(floorComparisons);
+  if (floorCpuTable !== null) {
+    console.log(`CPU ms per request of the floor comparisons, server and PostgreSQL\n${floorCpuTable}\n`);
+  }
+  const floorP50 = floorAddedP50(rows);
+  if (floorP50 !== null) {
+    console.log(`The proxy floor's own added p50 at 1 connection (its p50 − direct): ${floorP50} ms\n`);
   }
   mkdirSync(join(__dirname, 'results'), { recursive: true });
   const report = {
@@ -426,6 +431,8 @@ async function main() {
     ...(skipped.length > 0 ? { skipped } : {}),
     targets,
     hot_paths: hot,
+    floor_cpu: floorComparisons,
+    floor_proxy_added_p50_ms: floorP50,
   };
   writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`Results written to ${RESULTS_FILE}`);

@@ -713,6 +713,7 @@ module.exports = [
     setup: proxySetup,
     request: proxyRequest,
   },
+  FLOORS.proxyAlone,
   ...require('./hostile-scenarios'),
   // Last: a million tokens on one tenant (PostgreSQL only).
   ...require('./deep-page-scenarios'),
