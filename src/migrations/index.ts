@@ -17,6 +17,7 @@ import { ReactorRuns1764300100000 } from './1764300100000-reactor-runs';
 import { ApplicationKeys1764400000000 } from './1764400000000-application-keys';
 import { TenantSelf1764400100000 } from './1764400100000-tenant-self';
 import { AuditLinks1764500000000 } from './1764500000000-audit-links';
+import { TokensNoReencryptIndex1764600000000 } from './1764600000000-tokens-no-reencrypt-index';
 
 /** Every migration, in order. Listed by class so the same list works from TypeScript (tests) and dist. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   ApplicationKeys1764400000000,
   TenantSelf1764400100000,
   AuditLinks1764500000000,
+  TokensNoReencryptIndex1764600000000,
 ];

@@ -26,14 +26,17 @@ export class ReencryptionService {
   async reencryptAll(batchSize = 500, onBatch?: (progress: ReencryptProgress) => void): Promise<number> {
     let total = 0;
     for (const [tenantId, latest] of await this.keys.latestDataKeyVersions()) {
+      // A walk along the primary key (tenant_id, id), each batch after the last id seen: no index on the key
+      // version is needed, which every token write would otherwise pay for. A row whose swap lost to a
+      // concurrent update is passed over; that update sealed it with the newest key anyway.
+      let after = '';
       for (;;) {
         const rows = await this.tokens
           .createQueryBuilder('t')
           .select(['t.tenantId', 't.id', 't.data'])
-          .where('t.tenant_id = :tenantId AND t.data IS NOT NULL AND t.data_key_version < :latest', {
-            tenantId,
-            latest,
-          })
+          .where('t.tenant_id = :tenantId AND t.id > :after', { tenantId, after })
+          .andWhere('t.data IS NOT NULL AND t.data_key_version < :latest', { latest })
+          .orderBy('t.id')
           .limit(batchSize)
           .getMany();
         if (rows.length === 0) {
@@ -43,6 +46,7 @@ export class ReencryptionService {
         for (const row of rows) {
           done += await this.reencrypt(row);
         }
+        after = rows[rows.length - 1].id;
         total += done;
         onBatch?.({ tenantId, reencrypted: done });
       }
