@@ -18,6 +18,7 @@ import { ApplicationKeys1764400000000 } from './1764400000000-application-keys';
 import { TenantSelf1764400100000 } from './1764400100000-tenant-self';
 import { AuditLinks1764500000000 } from './1764500000000-audit-links';
 import { TokensNoReencryptIndex1764600000000 } from './1764600000000-tokens-no-reencrypt-index';
+import { TokensMetadataIndexNotNull1764600100000 } from './1764600100000-tokens-metadata-index-not-null';
 
 /** Every migration, in order. Listed by class so the same list works from TypeScript (tests) and dist. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   TenantSelf1764400100000,
   AuditLinks1764500000000,
   TokensNoReencryptIndex1764600000000,
+  TokensMetadataIndexNotNull1764600100000,
 ];
