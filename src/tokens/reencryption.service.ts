@@ -28,7 +28,8 @@ export class ReencryptionService {
     for (const [tenantId, latest] of await this.keys.latestDataKeyVersions()) {
       // A walk along the primary key (tenant_id, id), each batch after the last id seen: no index on the key
       // version is needed, which every token write would otherwise pay for. A row whose swap lost to a
-      // concurrent update is passed over; that update sealed it with the newest key anyway.
+      // concurrent write is passed over in this run, like writes made by instances that have not yet seen
+      // the newest key: the next run moves them.
       let after = '';
       for (;;) {
         const rows = await this.tokens
