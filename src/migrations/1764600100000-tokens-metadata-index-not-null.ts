@@ -23,12 +23,21 @@ export class TokensMetadataIndexNotNull1764600100000 implements MigrationInterfa
   }
 
   private async replace(q: QueryRunner, predicate: string): Promise<void> {
-    await q.query('DROP INDEX CONCURRENTLY IF EXISTS tokens_live_metadata_next');
-    await q.query(
-      `CREATE INDEX CONCURRENTLY tokens_live_metadata_next ON tokens USING gin (metadata_ci jsonb_path_ops)
-        WITH (fastupdate = off) ${predicate}`,
-    );
-    await q.query('DROP INDEX CONCURRENTLY IF EXISTS tokens_live_metadata');
-    await q.query('ALTER INDEX tokens_live_metadata_next RENAME TO tokens_live_metadata');
+    // TypeORM reverts a migration in a transaction whatever `transaction` says: there, plain statements.
+    const concurrently = q.isTransactionActive ? '' : 'CONCURRENTLY';
+    // Building it over millions of tokens may take longer than DATABASE_STATEMENT_TIMEOUT_MS; the session's
+    // own limit comes back afterwards (RESET returns to the value the connection started with).
+    await q.query('SET statement_timeout = 0');
+    try {
+      await q.query(`DROP INDEX ${concurrently} IF EXISTS tokens_live_metadata_next`);
+      await q.query(
+        `CREATE INDEX ${concurrently} tokens_live_metadata_next ON tokens USING gin (metadata_ci jsonb_path_ops)
+          WITH (fastupdate = off) ${predicate}`,
+      );
+      await q.query(`DROP INDEX ${concurrently} IF EXISTS tokens_live_metadata`);
+      await q.query('ALTER INDEX tokens_live_metadata_next RENAME TO tokens_live_metadata');
+    } finally {
+      await q.query('RESET statement_timeout');
+    }
   }
 }
