@@ -159,8 +159,15 @@ describe('sandbox fair sharing between tenants (POST /reactors/:id/react)', () =
     );
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
-    const started = Date.now();
-    const res: Response = await reactorsApi(fx.ctx, victim).react(bigId, {}, victimKey);
+    let started = Date.now();
+    let res: Response = await reactorsApi(fx.ctx, victim).react(bigId, {}, victimKey);
+    // Building and copying 15 MB takes 0.5-0.9 s of the 1 s run limit on two busy cores, so on a starved
+    // machine the clock may refuse the run before the size rule sees its result: such a refusal is sent
+    // again, twice at most. A broken size rule never answers with the clock's error.
+    for (let retry = 0; retry < 2 && res.body.errors?.error?.[0] === 'Execution timed out.'; retry++) {
+      started = Date.now();
+      res = await reactorsApi(fx.ctx, victim).react(bigId, {}, victimKey);
+    }
     delay.disable();
     expectProblem(res, 422);
     expect(JSON.stringify(res.body).length).toBeLessThan(2000);
