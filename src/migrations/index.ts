@@ -19,6 +19,7 @@ import { TenantSelf1764400100000 } from './1764400100000-tenant-self';
 import { AuditLinks1764500000000 } from './1764500000000-audit-links';
 import { TokensNoReencryptIndex1764600000000 } from './1764600000000-tokens-no-reencrypt-index';
 import { TokensMetadataIndexNotNull1764600100000 } from './1764600100000-tokens-metadata-index-not-null';
+import { ReactorRunsOwner1764700400000 } from './1764700400000-reactor-runs-owner';
 
 /** Every migration, in order. Listed by class so the same list works from TypeScript (tests) and dist. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   AuditLinks1764500000000,
   TokensNoReencryptIndex1764600000000,
   TokensMetadataIndexNotNull1764600100000,
+  ReactorRunsOwner1764700400000,
 ];

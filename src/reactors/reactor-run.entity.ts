@@ -23,8 +23,9 @@ export class ReactorRun {
   @Column('bytea', { nullable: true })
   result: Buffer | null;
 
-  @Column('uuid', { name: 'created_by', nullable: true })
-  createdBy: string | null;
+  /** The application that started the run: the only one that may read its result. */
+  @Column('uuid', { name: 'created_by' })
+  createdBy: string;
 
   @Column('timestamptz', { name: 'created_at' })
   createdAt: Date;

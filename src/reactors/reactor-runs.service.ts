@@ -16,6 +16,7 @@ import { AsyncReactResponseDto, ReactorResultDto, ReactRequestDto } from './dto/
 import { ReactService } from './react.service';
 import { ReactorRun } from './reactor-run.entity';
 import { ReactorsService } from './reactors.service';
+import { RunShares } from './run-shares';
 
 /** How long a run's result is kept (then the purge job deletes it). */
 export const RESULT_TTL_MS = 24 * 60 * 60 * 1000;
@@ -37,15 +38,15 @@ type StoredResult = { ok: true; tokens: unknown; raw: unknown } | { ok: false; e
 
 /**
  * POST /reactors/{id}/react-async and its results. Runs wait in `reactor_runs`; every replica polls and
- * claims them with FOR UPDATE SKIP LOCKED (one replica per run), oldest first but one per tenant in turn,
- * and runs them through the same sandbox queue as synchronous runs, so the same per-tenant shares hold.
+ * claims them with FOR UPDATE SKIP LOCKED (one replica per run), fairly across tenants (see claim), and
+ * runs them through the same sandbox queue as synchronous runs, so the same per-tenant shares hold there.
  * A run is claimed once: one whose replica stopped mid-run is failed, never run a second time.
  */
 @Injectable()
 export class ReactorRunsService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('ReactorRuns');
   private timer: NodeJS.Timeout | null = null;
-  private inFlight = 0;
+  private readonly shares: RunShares;
   private polling = false;
   private closed = false;
 
@@ -57,7 +58,9 @@ export class ReactorRunsService implements OnApplicationBootstrap, OnApplication
     private readonly clock: Clock,
     private readonly audit: AuditService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.shares = new RunShares(config.sandboxTenantRunningMax);
+  }
 
   /**
    * With the scheduled jobs (JOBS_ENABLED): a look at once (runs left by a restart) and every POLL_MS. A
@@ -111,8 +114,11 @@ export class ReactorRunsService implements OnApplicationBootstrap, OnApplication
     return { id, asyncReactorRequestId: id, status: 'pending' };
   }
 
+  /** Only the application that started a run reads it: to another application it does not exist (404). */
   async result(caller: Principal, reactorId: string, id: string): Promise<ReactorResultDto> {
-    const run = await this.runs.findOne({ where: { tenantId: caller.tenantId, id, reactorId } });
+    const run = await this.runs.findOne({
+      where: { tenantId: caller.tenantId, id, reactorId, createdBy: caller.applicationId },
+    });
     if (run === null || run.expiresAt.getTime() <= this.clock.now().getTime()) {
       throw ApiError.notFound('Reactor result');
     }
@@ -156,18 +162,17 @@ export class ReactorRunsService implements OnApplicationBootstrap, OnApplication
 
   private async poll(): Promise<void> {
     await this.failStale();
-    const room = this.config.sandboxWorkers - this.inFlight;
+    const room = this.config.sandboxWorkers - this.shares.total;
     if (room <= 0) {
       return;
     }
     for (const claimed of await this.claim(room)) {
-      this.inFlight += 1;
       void this.execute(claimed).then(
-        (requeued) => this.ran(requeued),
+        (requeued) => this.ran(claimed.tenant_id, requeued),
         (err: unknown) => {
           // Its result could not be stored (a database outage): it stays running, and failStale ends it.
           this.logger.warn({ err: { type: (err as Error).name } }, 'async run not recorded');
-          this.ran(false);
+          this.ran(claimed.tenant_id, false);
         },
       );
     }
@@ -177,8 +182,8 @@ export class ReactorRunsService implements OnApplicationBootstrap, OnApplication
    * After a run: look again at once, or, when the sandbox turned the run away, only after POLL_MS (looking
    * at once would claim it straight back into the same refusal, a busy loop on the database).
    */
-  private ran(requeued: boolean): void {
-    this.inFlight -= 1;
+  private ran(tenantId: string, requeued: boolean): void {
+    this.shares.finished(tenantId);
     if (!requeued) {
       this.kick();
     } else if (!this.closed) {
@@ -186,27 +191,42 @@ export class ReactorRunsService implements OnApplicationBootstrap, OnApplication
     }
   }
 
-  /** Oldest first, one per tenant in turn; rows another replica locked are skipped. Public for tests. */
+  /**
+   * Claims up to `limit` runs for this replica (public for tests). Fair across tenants and replicas: the
+   * next run is the one whose tenant would then hold the fewest runs anywhere (its running runs plus its
+   * place in its own queue), oldest first among equals, so a tenant with one run waiting is served before
+   * another's hundredth; and no tenant takes more of this replica than its share (RunShares). Rows another
+   * replica locked are skipped.
+   */
   async claim(limit: number): Promise<Claimed[]> {
+    const { known, others } = this.shares.allowances(limit);
     const rows: unknown = await this.runs.query(
       `UPDATE reactor_runs r SET status = 'running', started_at = $1
        FROM (
          SELECT q.tenant_id, q.id FROM reactor_runs q
          JOIN (
-           SELECT tenant_id, id, row_number() OVER (PARTITION BY tenant_id ORDER BY created_at, id) AS turn
+           SELECT tenant_id, id, created_at,
+             row_number() OVER (PARTITION BY tenant_id ORDER BY created_at, id) AS turn
            FROM reactor_runs WHERE status = 'pending'
-         ) ranked ON ranked.tenant_id = q.tenant_id AND ranked.id = q.id
-         WHERE q.status = 'pending'
-         ORDER BY ranked.turn, q.created_at
+         ) k ON k.tenant_id = q.tenant_id AND k.id = q.id
+         LEFT JOIN (
+           SELECT tenant_id, count(*) AS n FROM reactor_runs WHERE status = 'running' GROUP BY tenant_id
+         ) busy ON busy.tenant_id = q.tenant_id
+         WHERE q.status = 'pending' AND k.turn <= COALESCE(($3::jsonb ->> q.tenant_id::text)::int, $4)
+         ORDER BY COALESCE(busy.n, 0) + k.turn, k.created_at, k.id
          LIMIT $2
          FOR UPDATE OF q SKIP LOCKED
        ) picked
        WHERE r.tenant_id = picked.tenant_id AND r.id = picked.id
        RETURNING r.tenant_id, r.id, r.reactor_id, r.request`,
-      [this.clock.now(), limit],
+      [this.clock.now(), limit, JSON.stringify(known), others],
     );
     // node-postgres answers an UPDATE ... RETURNING with [rows, count].
-    return (Array.isArray(rows) && Array.isArray(rows[0]) ? rows[0] : rows) as Claimed[];
+    const claimed = (Array.isArray(rows) && Array.isArray(rows[0]) ? rows[0] : rows) as Claimed[];
+    for (const run of claimed) {
+      this.shares.started(run.tenant_id);
+    }
+    return claimed;
   }
 
   /** Runs a claimed run and stores its result; true when the sandbox turned it away (back in the queue). */

@@ -138,6 +138,49 @@ describe('POST /reactors/:id/react-async and GET /reactors/:id/results/:requestI
     expect(left).toEqual([]);
   });
 
+  it('shows a result only to the application that started the run, 404 to another', async () => {
+    const data = cardData();
+    const card = await caller.api.create({ type: 'card', data });
+    const id = await codeReactor(
+      'module.exports = async (req) => ({ raw: { number: req.args.card.number } });',
+    );
+    const runId = (await submit(id, { args: { card: `{{ ${card.body.id as string} }}` } })).body.id as string;
+    expect(await settled(id, runId)).toMatchObject({ status: 'completed', raw: { number: data.number } });
+    // Another application of the same tenant with token:use, but only on a container the card is not in.
+    const narrow = await tokenApp(
+      ctx,
+      tenant,
+      [
+        {
+          description: null,
+          priority: 1,
+          container: '/other/',
+          transform: 'reveal',
+          permissions: ['token:use'],
+        },
+      ],
+      ['token:use'],
+    );
+    const refused = await ctx.http
+      .post('/detokenize')
+      .set('BT-API-KEY', narrow.key)
+      .send({ n: `{{ ${card.body.id as string} }}` });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(JSON.stringify(refused.body)).not.toContain(data.number);
+    const res = await resultOf(id, runId, narrow.key);
+    expectProblem(res, 404);
+    expect(JSON.stringify(res.body)).not.toContain(data.number);
+    // Only private applications hold token:use: a management key is refused whichever run it names.
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    expectProblem(await resultOf(id, runId, tenant.key), 403);
+    expectProblem(await resultOf(id, unknown, tenant.key), 403);
+    // The application that started it still reads it.
+    expect((await resultOf(id, runId)).body).toMatchObject({
+      status: 'completed',
+      raw: { number: data.number },
+    });
+  });
+
   it('puts a run the sandbox turned away back in the queue and looks again later, not at once', async () => {
     const id = await codeReactor('module.exports = async () => ({ raw: 7 });');
     const refused = jest
