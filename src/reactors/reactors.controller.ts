@@ -161,7 +161,8 @@ export class ReactorsController {
     summary: 'Get the result of an asynchronous run',
     description:
       '`status` pending, completed (with `tokens` and `raw` as a synchronous react answers them) or failed ' +
-      '(with `error`). 404 for an unknown run, another tenant’s, or one past its 24 hours.',
+      '(with `error`). Only the application that started the run reads it: 404 for an unknown run, another ' +
+      'application’s or tenant’s, or one past its 24 hours.',
   })
   @ApiOkResponse({ type: ReactorResultDto })
   result(
