@@ -13,7 +13,7 @@ export function chainKey(tenantHmacKey: KeyObject): KeyObject {
 
 /** Every column a record's hash covers, in a fixed order; the hash itself and key_id excepted. */
 function canonical(row: AuditRow, seq: string, prevHash: string | null): string {
-  return JSON.stringify([
+  const columns = [
     row.tenant_id,
     seq,
     prevHash,
@@ -29,7 +29,9 @@ function canonical(row: AuditRow, seq: string, prevHash: string | null): string 
     row.request_id,
     row.remote_address,
     row.user_agent,
-  ]);
+  ];
+  // Records made before token_ids existed (and records of one entity) hash as they always did.
+  return JSON.stringify((row.token_ids ?? null) === null ? columns : [...columns, row.token_ids]);
 }
 
 /** HMAC-SHA256 (hex) of a record and the hash of the record before it: a link of the tenant's chain. */

@@ -34,6 +34,8 @@ export interface AuditEvent {
   operation: string;
   outcome?: AuditOutcome;
   message: string;
+  /** The tokens an action on several of them disclosed or created, findable by `GET /logs?entity_id=`. */
+  tokenIds?: readonly string[];
 }
 
 /** The request an action came from, as far as the audit trail keeps it. */
@@ -57,6 +59,7 @@ const RECORD_COLUMNS = [
   'request_id',
   'remote_address',
   'user_agent',
+  'token_ids',
 ];
 
 /** A record's columns (what its hash covers; not the sealer's `xid`), for a statement, of `alias` if given. */
@@ -79,6 +82,8 @@ export interface AuditRow {
   request_id: string | null;
   remote_address: string | null;
   user_agent: string | null;
+  /** Null on records of one entity (entity_id) and on records written before the column existed. */
+  token_ids: string[] | null;
 }
 
 /** A record with its link of the chain (null while it is not yet chained). */
@@ -110,6 +115,21 @@ export function auditEvent(
 }
 
 /** The ids an action used, in its message (bounded: a page holds at most 100). */
-export function naming(what: string, ids: readonly string[]): string {
+function naming(what: string, ids: readonly string[]): string {
   return ids.length === 0 ? `${what}: none` : `${what}: ${ids.join(', ')}`;
+}
+
+/**
+ * A successful action of `actor` on several tokens: each is named in the message (with its `labels`, such as
+ * the transform a detokenization used, when given) and kept in `token_ids`, so a filter by any of them finds
+ * the record.
+ */
+export function tokensEvent(
+  actor: Principal,
+  operation: string,
+  what: string,
+  ids: readonly string[],
+  labels: readonly string[] = ids,
+): AuditEvent {
+  return { ...auditEvent(actor, 'token', null, operation, naming(what, labels)), tokenIds: ids };
 }

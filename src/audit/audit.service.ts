@@ -14,13 +14,18 @@ import { MetricsService } from '../metrics/metrics.service';
 import { actorOf, AuditEvent, recordColumns, RequestOrigin } from './audit-event';
 import { currentOrigin } from './request-origin';
 
-/** INSERT's rows, many at once: one array per column, in INSERT's order. */
+/** INSERT's rows, many at once: one array per column, in INSERT's order (token_ids joined into one text). */
 const INSERT_MANY = `INSERT INTO audit_records (${recordColumns()})
-  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::uuid[], $5::text[], $6::text[], $7::text[],
-    $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])`;
+  SELECT c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, string_to_array(c14, chr(31))
+  FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::uuid[], $5::text[], $6::text[], $7::text[],
+    $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[])
+    AS r(c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14)`;
 
 const INSERT = `INSERT INTO audit_records (${recordColumns()})
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`;
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, string_to_array($14, chr(31)))`;
+
+/** Joins a record's token ids into one parameter: a control character, which no token id may contain. */
+const TOKEN_ID_SEPARATOR = '\x1f';
 
 /** An audit record as a part of a composed statement, and how its write went. */
 export interface AuditPart extends StatementPart {
@@ -165,6 +170,9 @@ export class AuditService {
       origin.requestId,
       origin.remoteAddress,
       origin.userAgent,
+      event.tokenIds === undefined || event.tokenIds.length === 0
+        ? null
+        : event.tokenIds.join(TOKEN_ID_SEPARATOR),
     ];
   }
 

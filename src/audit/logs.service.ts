@@ -19,12 +19,17 @@ export class LogsService {
     const where = new WhereClause()
       .andIf('tenant_id', '=', principal.tenantId)
       .andIf('entity_type', '=', query.entity_type)
-      .andIf('entity_id', '=', query.entity_id)
       .andIf('created_at', '>=', query.start_date)
       .andIf('created_at', '<', query.end_date)
       .andIf('actor_id', '=', query.actor_id)
       .andIf('operation', '=', query.operation)
       .andIf('outcome', '=', query.outcome);
+    if (query.entity_id !== undefined) {
+      // A token is also found in the records of actions on several tokens: a reaction's or a proxied
+      // call's detokenization, a list, a search, a tokenize (token_ids, GIN-indexed).
+      const id = where.param(query.entity_id);
+      where.and(`(entity_id = ${id} OR token_ids @> ARRAY[${id}::text])`);
+    }
     const m = this.transactions.manager;
     const rows: AuditRow[] = await m.query(
       `SELECT * FROM audit_records WHERE ${where.text} ORDER BY created_at DESC, id DESC

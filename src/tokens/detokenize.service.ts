@@ -13,7 +13,7 @@ import {
 } from '../expressions/detokenization';
 import { TokenDto } from './dto/token.dto';
 import { AuditService } from '../audit/audit.service';
-import { AuditEvent, auditEvent, naming } from '../audit/audit-event';
+import { AuditEvent, tokensEvent } from '../audit/audit-event';
 import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
 import { MAX_DETOKENIZED_CHARS, MAX_NESTING } from '../common/limits';
@@ -91,6 +91,7 @@ export class DetokenizeService {
       });
     }
     const resolved = new Map<string, TokenDto>();
+    const used: string[] = [];
     const decisions: string[] = [];
     for (const row of rows) {
       const transform = transformFor(principal, 'token:use', row.containers);
@@ -100,12 +101,11 @@ export class DetokenizeService {
       // The mask is evaluated only where it shows: in a whole token, or as the data of a masked token.
       const mask = ids.get(row.id) === true || transform === 'mask';
       resolved.set(row.id, await this.tokens.present(row, undefined, transform, { mask }));
+      used.push(row.id);
       decisions.push(`${row.id} (${transform})`);
     }
     const record =
-      decisions.length > 0
-        ? auditEvent(principal, 'token', null, 'detokenize', naming('Tokens used', decisions))
-        : null;
+      decisions.length > 0 ? tokensEvent(principal, 'detokenize', 'Tokens used', used, decisions) : null;
     return { resolved, record };
   }
 

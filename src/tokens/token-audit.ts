@@ -1,5 +1,5 @@
 import type { Principal } from '../access/principal';
-import { auditEvent, AuditEvent, naming } from '../audit/audit-event';
+import { auditEvent, AuditEvent, tokensEvent } from '../audit/audit-event';
 import type { Page } from '../common/pagination';
 import type { TokenDto } from './dto/token.dto';
 import { InsertOutcome, outcomeId } from './token-inserter.service';
@@ -23,5 +23,5 @@ export function idsOf(page: Pick<Page<TokenDto>, 'data'>): string[] {
 
 /** One record per /tokenize request, naming every token it created or found. */
 export function tokenizedEvent(principal: Principal, outcomes: InsertOutcome[]): AuditEvent {
-  return auditEvent(principal, 'token', null, 'tokenize', naming('Tokens created', outcomes.map(outcomeId)));
+  return tokensEvent(principal, 'tokenize', 'Tokens created', outcomes.map(outcomeId));
 }

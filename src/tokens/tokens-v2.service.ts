@@ -10,7 +10,7 @@ import { CursorSigner, decodeCursor, encodeCursor, listingDigest } from './token
 import { TokenCipher } from './token-cipher.service';
 import { TokensRepository } from './tokens.repository';
 import { AuditService } from '../audit/audit.service';
-import { auditEvent, naming } from '../audit/audit-event';
+import { auditEvent, tokensEvent } from '../audit/audit-event';
 import { idsOf } from './token-audit';
 import { SearchFilter, TokensService } from './tokens.service';
 
@@ -86,9 +86,7 @@ export class TokensV2Service {
     );
     const [operation, message] =
       permission === 'token:search' ? ['search', 'Tokens found'] : ['list', 'Tokens listed'];
-    await this.audit.record(
-      auditEvent(principal, 'token', null, operation, naming(message, idsOf({ data }))),
-    );
+    await this.audit.record(tokensEvent(principal, operation, message, idsOf({ data })));
     return { pagination: { page_size: query.size, next }, data };
   }
 }

@@ -20,7 +20,7 @@ import { duplicateScopeOf, InsertOutcome, PreparedToken, TokenInserter } from '.
 import { GoneToken, TokensRepository } from './tokens.repository';
 import type { TokenListFilter } from './token-list-sql';
 import { AuditService } from '../audit/audit.service';
-import { auditEvent, naming } from '../audit/audit-event';
+import { auditEvent, tokensEvent } from '../audit/audit-event';
 import { createdEvent, idsOf } from './token-audit';
 import { Events } from '../events/events';
 import { EventType, VaultEvent } from '../events/event-types';
@@ -103,9 +103,7 @@ export class TokensService {
       { ids: query.id, types: query.type, metadata: lowered },
       query,
     );
-    await this.audit.record(
-      auditEvent(principal, 'token', null, 'list', naming('Tokens listed', idsOf(page))),
-    );
+    await this.audit.record(tokensEvent(principal, 'list', 'Tokens listed', idsOf(page)));
     return page;
   }
 
@@ -116,9 +114,7 @@ export class TokensService {
       filter === null
         ? pageOf<TokenDto>([], 0, dto)
         : await this.page(principal, 'token:search', filter, dto);
-    await this.audit.record(
-      auditEvent(principal, 'token', null, 'search', naming('Tokens found', idsOf(page))),
-    );
+    await this.audit.record(tokensEvent(principal, 'search', 'Tokens found', idsOf(page)));
     return page;
   }
 
