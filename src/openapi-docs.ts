@@ -51,12 +51,13 @@ const ERROR_TEXT: Record<number, string> = {
 /** The rate-limit fields (draft-ietf-httpapi-ratelimit-headers-10), on the answers of rate-limited routes. */
 const RATE_LIMIT_HEADERS = {
   RateLimit: {
-    description: 'Each limit’s remaining quota `r` and seconds to its reset `t`.',
-    schema: { type: 'string', example: '"application";r=1999;t=10, "tenant";r=9999;t=10' },
+    description:
+      'The caller’s own limit’s remaining quota `r` and seconds to its reset `t` (and, on a 429, the limit that refused).',
+    schema: { type: 'string', example: '"application";r=1999;t=10' },
   },
   'RateLimit-Policy': {
     description: 'Each limit’s quota `q` per window of `w` seconds.',
-    schema: { type: 'string', example: '"application";q=2000;w=10, "tenant";q=10000;w=10' },
+    schema: { type: 'string', example: '"application";q=2000;w=10' },
   },
 };
 const RETRY_AFTER = {

@@ -11,9 +11,12 @@ export const API_KEY_HEADER = 'bt-api-key';
 /**
  * The one way a request's caller is established: its BT-API-KEY, a known application, and the permissions
  * the route needs. Used by the global guard and by /proxy (which authenticates only on some routes).
- * Rate limits wrap the lookup: an address over the unauthenticated limit is refused before it (from
- * memory, no database), a missing or unknown key counts against the address, and a known caller counts
- * against its application and tenant (RateLimit headers on the answer).
+ * Rate limits wrap the lookup: a missing or unknown key counts against the client's address (the limit for
+ * anonymous traffic; a request without a key from an address over it is refused from memory), and a known
+ * caller counts against its application and tenant only (RateLimit headers on the answer). A key is looked
+ * up even from an address over the anonymous limit: bad keys or anonymous calls from one address (a
+ * backend's proxy calls, say) must not lock that address's valid keys out. An unknown key from there is
+ * answered 429, like any anonymous request past the limit.
  */
 @Injectable()
 export class Authenticator {
@@ -23,7 +26,6 @@ export class Authenticator {
   ) {}
 
   async authenticate(req: Request, res: Response, required: readonly Permission[] = []): Promise<Principal> {
-    this.limits.refuseFloodingAddress(req);
     const key = req.headers[API_KEY_HEADER];
     if (typeof key !== 'string' || key === '') {
       await this.limits.countUnauthenticated(req);

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ApplicationsService } from '../applications/applications.service';
-import { Authenticator } from '../auth/authenticator.service';
+import { API_KEY_HEADER, Authenticator } from '../auth/authenticator.service';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { isChosenStatus, MAX_CHOSEN_STATUS, MIN_CHOSEN_STATUS } from '../common/limits';
@@ -192,11 +192,16 @@ export class ProxyForwarder {
   }
 
   private async configuredRoute(req: Request, res: Response, key: string): Promise<Route> {
-    // A proxy key may be all a caller has (require_auth:false): limited by address before the lookup.
-    this.limits.refuseFloodingAddress(req);
-    await this.limits.countUnauthenticated(req);
+    // A proxy key may be all a caller has (require_auth:false): limited by address before the lookup. A
+    // call with a BT-API-KEY is counted once that key is checked: a valid one never by the address.
+    const keyed = req.headers[API_KEY_HEADER] !== undefined && req.headers[API_KEY_HEADER] !== '';
+    if (!keyed) {
+      this.limits.refuseFloodingAddress(req);
+      await this.limits.countUnauthenticated(req);
+    }
     const proxy = await this.proxies.findByKey(key);
     if (proxy === null) {
+      await this.limits.countUnauthenticated(req);
       throw new ApiError(404, 'No proxy has this proxy key.');
     }
     const { tenantId, applicationId } = proxy.proxy;
@@ -209,7 +214,8 @@ export class ProxyForwarder {
       return { destination: proxy.proxy.destinationUrl, detokenizer: caller, proxy, owner: ownerOf(caller) };
     }
     // No caller: limited per proxy and address; the proxy's application (if any) supplies the rights to
-    // detokenize (DESIGN §7).
+    // detokenize (DESIGN §7). Anonymous, so also counted by address (once: a no-op when counted above).
+    await this.limits.countUnauthenticated(req);
     await this.limits.admitProxyCall(proxy.proxy.id, req, res);
     const application =
       applicationId === null ? null : await this.applications.principalFor(tenantId, applicationId);

@@ -6,8 +6,8 @@ import type { Usage } from './limit';
  * (September 2025): `RateLimit-Policy` lists each policy as a string item with its quota `q` and window
  * `w` in seconds, `RateLimit` the same policies with the remaining quota `r` and seconds to reset `t`:
  *
- *   RateLimit-Policy: "application";q=2000;w=10, "tenant";q=10000;w=10
- *   RateLimit: "application";r=1999;t=10, "tenant";r=9999;t=10
+ *   RateLimit-Policy: "application";q=2000;w=10
+ *   RateLimit: "application";r=1999;t=10
  */
 export function rateLimitHeaders(usages: readonly Usage[]): Record<string, string> {
   if (usages.length === 0) {

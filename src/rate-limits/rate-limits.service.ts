@@ -11,6 +11,7 @@ import type { LimitPolicy } from '../config/rate-limit-config';
 import { DATABASE_RUNTIME } from '../database/database-info.module';
 import type { DatabaseRuntime } from '../database/database';
 import { MetricsService } from '../metrics/metrics.service';
+import { addressKey } from './address-key';
 import { Limit, Usage } from './limit';
 import { LimiterStore, RATE_LIMIT_TABLE, redisClient, storeLimiter } from './limiter-store';
 import { rateLimitHeaders, tooManyRequests } from './rate-limit-headers';
@@ -98,9 +99,12 @@ export class RateLimits implements OnModuleInit, OnApplicationShutdown {
     await Promise.resolve();
   }
 
-  /** The client's address (TRUST_PROXY decides whether X-Forwarded-For is believed). */
+  /**
+   * The client's address as the per-address limits count it (TRUST_PROXY decides whether X-Forwarded-For
+   * is believed): an IPv6 client by its /64, an IPv4-mapped one as IPv4 (see addressKey).
+   */
   clientOf(req: Request): string {
-    return this.proxies.clientOf(req);
+    return addressKey(this.proxies.clientOf(req));
   }
 
   /** Before any key lookup, from memory only: 429 while this address is over the unauthenticated limit. */
@@ -128,13 +132,17 @@ export class RateLimits implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  /** An authenticated caller: its application's and tenant's limits, reported on the answer; 429 past either. */
+  /**
+   * An authenticated caller: its application's and tenant's limits; 429 past either. The answer reports
+   * the caller's own (application) limit only: the tenant's remaining quota would show any of its keys,
+   * a public one included, the traffic of all the others. A refusal by the tenant limit names it (r=0).
+   */
   async admit(principal: Principal, req: Request, res: Response): Promise<void> {
-    const usages = await Promise.all([
+    const [own, tenant] = await Promise.all([
       this.application.take(principal.applicationId),
       this.tenant.take(principal.tenantId),
     ]);
-    this.report(req, res, usages);
+    this.report(req, res, tenant.exceeded && !own.exceeded ? [own, tenant] : [own]);
   }
 
   /** A call to a require_auth:false proxy: limited per proxy and client address. */

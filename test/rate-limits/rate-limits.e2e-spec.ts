@@ -43,15 +43,13 @@ describe('rate limits per application and per tenant', () => {
   });
   afterAll(() => ctx.close());
 
-  it('reports the limits on every authenticated answer and answers 429 past the application limit', async () => {
+  it("reports the caller's own limit on every authenticated answer and answers 429 past it", async () => {
     const app = await ctx.newApplication(tenant, 'private', ['token:read']);
     for (let remaining = 2; remaining >= 0; remaining--) {
       const res = await ctx.http.get('/tokens').set('BT-API-KEY', app.key);
       expect(res.status).toBe(200);
-      expect(res.headers['ratelimit-policy']).toBe('"application";q=3;w=600, "tenant";q=5;w=600');
-      expect(res.headers.ratelimit).toMatch(
-        new RegExp(`^"application";r=${remaining};t=\\d+, "tenant";r=\\d+;t=\\d+$`),
-      );
+      expect(res.headers['ratelimit-policy']).toBe('"application";q=3;w=600');
+      expect(res.headers.ratelimit).toMatch(new RegExp(`^"application";r=${remaining};t=\\d+$`));
     }
     expectLimited(await ctx.http.get('/tokens').set('BT-API-KEY', app.key), 'application');
     expect(await limitedCount(ctx, '/tokens', 'application')).toBe(1);
@@ -69,9 +67,29 @@ describe('rate limits per application and per tenant', () => {
     }
     // Two requests of each application: under 3 each, but the tenant's fifth is its last.
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
-    expectLimited(await ctx.http.get('/tokens').set('BT-API-KEY', apps[0].key), 'tenant');
+    const refused = await ctx.http.get('/tokens').set('BT-API-KEY', apps[0].key);
+    expectLimited(refused, 'tenant');
+    // The refusal names the tenant limit it hit, and otherwise only the caller's own.
+    expect(refused.headers.ratelimit).toMatch(/^"application";r=0;t=\d+, "tenant";r=0;t=\d+$/);
     const quiet = await ctx.newApplication(other, 'private', ['token:read']);
     expect((await ctx.http.get('/tokens').set('BT-API-KEY', quiet.key)).status).toBe(200);
+  });
+
+  it("never shows a key the tenant's traffic: a public, private or management key sees its own limit", async () => {
+    const shared = await ctx.newTenant('Shared');
+    const busy = await ctx.newApplication(shared, 'private', ['token:read']);
+    expect((await ctx.http.get('/tokens').set('BT-API-KEY', busy.key)).status).toBe(200);
+    expect((await ctx.http.get('/tokens').set('BT-API-KEY', busy.key)).status).toBe(200);
+    const pub = await ctx.newApplication(shared, 'public', ['token:create']);
+    const created = await ctx.http
+      .post('/tokens')
+      .set('BT-API-KEY', pub.key)
+      .send({ type: 'token', data: 'public value' });
+    expect(created.status).toBe(201);
+    expect(created.headers['ratelimit-policy']).toBe('"application";q=3;w=600');
+    expect(created.headers.ratelimit).toMatch(/^"application";r=2;t=\d+$/);
+    const management = await ctx.http.get('/applications').set('BT-API-KEY', shared.key);
+    expect(management.headers.ratelimit).toMatch(/^"application";r=2;t=\d+$/);
   });
 });
 
@@ -87,7 +105,7 @@ describe('unauthenticated floods', () => {
   });
   afterAll(() => ctx.close());
 
-  it('limits missing and wrong keys by address, then refuses before any key lookup', async () => {
+  it('limits missing and wrong keys by address; a request without a key is then refused from memory', async () => {
     const lookups = jest.spyOn(ctx.get(ApplicationsService), 'authenticate');
     expect((await ctx.http.get('/tokens')).status).toBe(401);
     expect((await ctx.http.get('/tokens').set('BT-API-KEY', 'key_wrong')).status).toBe(401);
@@ -95,10 +113,12 @@ describe('unauthenticated floods', () => {
     expect(lookups).toHaveBeenCalledTimes(2);
     expectLimited(await ctx.http.get('/tokens').set('BT-API-KEY', 'key_wrong'), 'unauthenticated');
     expect(lookups).toHaveBeenCalledTimes(3);
-    // From now on the address is refused from memory: not even a valid key is looked up.
-    expectLimited(await ctx.http.get('/tokens').set('BT-API-KEY', tenant.key), 'unauthenticated');
-    expectLimited(await ctx.http.get('/applications').set('BT-API-KEY', 'key_other'), 'unauthenticated');
+    expectLimited(await ctx.http.get('/tokens'), 'unauthenticated');
     expect(lookups).toHaveBeenCalledTimes(3);
+    // A key is still looked up (issue 37 item 4): a valid one is served, counted by its application.
+    expect((await ctx.http.get('/applications').set('BT-API-KEY', tenant.key)).status).toBe(200);
+    expectLimited(await ctx.http.get('/applications').set('BT-API-KEY', 'key_other'), 'unauthenticated');
+    expect(lookups).toHaveBeenCalledTimes(5);
     expect(await limitedCount(ctx, '/tokens', 'unauthenticated')).toBe(2);
     lookups.mockRestore();
   });
