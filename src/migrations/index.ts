@@ -20,6 +20,7 @@ import { AuditLinks1764500000000 } from './1764500000000-audit-links';
 import { TokensNoReencryptIndex1764600000000 } from './1764600000000-tokens-no-reencrypt-index';
 import { TokensMetadataIndexNotNull1764600100000 } from './1764600100000-tokens-metadata-index-not-null';
 import { ReactorRunsOwner1764700400000 } from './1764700400000-reactor-runs-owner';
+import { WebhookDeliveryLeases1764700450000 } from './1764700450000-webhook-delivery-leases';
 import { AuditTokenIds1764700700000 } from './1764700700000-audit-token-ids';
 
 /** Every migration, in order. Listed by class so the same list works from TypeScript (tests) and dist. */
@@ -46,5 +47,6 @@ export const MIGRATIONS = [
   TokensNoReencryptIndex1764600000000,
   TokensMetadataIndexNotNull1764600100000,
   ReactorRunsOwner1764700400000,
+  WebhookDeliveryLeases1764700450000,
   AuditTokenIds1764700700000,
 ];

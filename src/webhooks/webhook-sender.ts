@@ -12,6 +12,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { OutboundClient, OutboundError } from '../outbound';
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signatureHeader } from './webhook-signature';
 import { Webhook } from './webhook.entity';
+import { ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhooksService } from './webhooks.service';
 
 /** Attempts of one delivery before it is given up; with the backoff below, about three hours of trying. */
@@ -20,26 +21,19 @@ export const DELIVERY_BACKOFF: BackoffOptions = { initialMs: 30_000, maxMs: 3_60
 /** A webhook is disabled after this many failed attempts in a row, spread over at least DISABLE_AFTER_MS. */
 export const DISABLE_AFTER_FAILURES = 10;
 export const DISABLE_AFTER_MS = 3_600_000;
-/** How long a receiver has to answer. */
-export const DELIVERY_TIMEOUT_MS = 10_000;
+/** One attempt, from connecting through the TLS handshake to the receiver's whole answer: a slow one fails. */
+export const DELIVERY_TIMEOUT_MS = 5_000;
 /** A claimed delivery is not claimed again for this long: only one whose sender died is ever sent twice. */
 export const DELIVERY_LEASE_MS = 60_000;
 /** How often due deliveries are looked for, by every replica (a claim takes each one exactly once). */
 export const DELIVERY_POLL_MS = 1_000;
-const BATCH = 20;
+/** Deliveries one replica attempts at once. */
+export const DELIVERY_CONCURRENCY = 20;
+/** One tenant's deliveries in flight at once, over every replica: its slow receivers stall only its own. */
+export const DELIVERY_TENANT_CONCURRENCY = 4;
 const SHUTDOWN_WAIT_MS = 5_000;
 /** A receiver's answer is read (to reuse the connection) up to this size and otherwise ignored. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
-
-interface Claimed {
-  tenant_id: string;
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  event_type: string;
-  payload: string;
-  attempts: number;
-}
 
 export type DeliveryOutcome = 'delivered' | 'retry' | 'failed' | 'disabled';
 
@@ -48,12 +42,15 @@ export type DeliveryOutcome = 'delivered' | 'retry' | 'failed' | 'disabled';
  * leases it (`FOR UPDATE SKIP LOCKED`, so two replicas never claim the same row and no transaction stays open
  * while the receiver answers), then POSTed through the outbound client (HTTPS only, the SSRF guard), signed
  * with the webhook's secret, then marked delivered, or retried with capped exponential backoff. A webhook
- * whose deliveries keep failing is disabled and its pending deliveries dropped.
+ * whose deliveries keep failing is disabled and its pending deliveries dropped. Tenants share the senders:
+ * each has at most DELIVERY_TENANT_CONCURRENCY attempts in flight, claims take turns between tenants, and a
+ * receiver has DELIVERY_TIMEOUT_MS to answer, so one tenant's dead receivers cannot stall another's events.
  */
 @Injectable()
 export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Webhooks');
   private readonly outcomes: Counter<'outcome'>;
+  private stopping = false;
   private readonly poller = new Poller(
     this.logger,
     'webhook delivery look',
@@ -63,6 +60,7 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly deliveries: WebhookDeliveriesRepository,
     private readonly outbound: OutboundClient,
     private readonly webhooks: WebhooksService,
     private readonly clock: Clock,
@@ -86,42 +84,55 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  /** No new look; attempts under way get a few seconds, then their leases lapse and another look retries. */
+  /** No new claim; attempts under way get a few seconds, then their leases lapse and another look retries. */
   async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
     await this.poller.stop(SHUTDOWN_WAIT_MS);
   }
 
-  /** One look: claims and sends due deliveries until none is left. How many were attempted here. */
+  /**
+   * One look: keeps up to DELIVERY_CONCURRENCY attempts going, claiming again as each ends and at every
+   * DELIVERY_POLL_MS meanwhile (so a delivery that falls due behind slow receivers waits for none of them),
+   * until nothing is due or running. How many were attempted here.
+   */
   async deliverDue(): Promise<number> {
+    const running = new Set<Promise<void>>();
     let attempted = 0;
     for (;;) {
-      const rows = await this.claim();
-      await Promise.all(rows.map((row) => this.attempt(row)));
+      let rows: ClaimedDelivery[] = [];
+      const free = DELIVERY_CONCURRENCY - running.size;
+      if (!this.stopping && free > 0) {
+        rows = await this.claim(free).catch(async (err: unknown) => {
+          await Promise.all(running);
+          throw err;
+        });
+      }
+      for (const row of rows) {
+        const attempt: Promise<void> = this.attempt(row)
+          .catch((err: unknown) => {
+            // Its lease lapses and a later look tries it again.
+            this.logger.warn({ webhook: row.webhook_id, cause: causeOf(err) }, 'webhook attempt failed');
+          })
+          .finally(() => running.delete(attempt));
+        running.add(attempt);
+      }
       attempted += rows.length;
-      if (rows.length < BATCH) {
+      if (running.size === 0) {
         return attempted;
+      }
+      if (rows.length === 0 || running.size >= DELIVERY_CONCURRENCY) {
+        await oneEndsOrTimeout(running, DELIVERY_POLL_MS);
       }
     }
   }
 
-  private async claim(): Promise<Claimed[]> {
+  private claim(max: number): Promise<ClaimedDelivery[]> {
     const now = this.clock.now();
-    // An UPDATE answers [rows, count] through TypeORM's PostgreSQL driver.
-    const [rows] = await this.dataSource.query<[Claimed[], number]>(
-      `UPDATE webhook_deliveries d
-          SET attempts = d.attempts + 1, last_attempt_at = $1, next_attempt_at = $2
-        WHERE (d.tenant_id, d.id) IN (SELECT tenant_id, id FROM webhook_deliveries
-                                       WHERE status = 'pending' AND next_attempt_at <= $1
-                                       ORDER BY next_attempt_at
-                                       LIMIT $3
-                                         FOR UPDATE SKIP LOCKED)
-        RETURNING d.tenant_id, d.id, d.webhook_id, d.event_id, d.event_type, d.payload, d.attempts`,
-      [now, new Date(now.getTime() + DELIVERY_LEASE_MS), BATCH],
-    );
-    return rows;
+    const leaseUntil = new Date(now.getTime() + DELIVERY_LEASE_MS);
+    return this.deliveries.claim(now, leaseUntil, max, DELIVERY_TENANT_CONCURRENCY);
   }
 
-  private async attempt(row: Claimed): Promise<void> {
+  private async attempt(row: ClaimedDelivery): Promise<void> {
     const webhook = await this.dataSource.manager.findOne(Webhook, {
       where: { tenantId: row.tenant_id, id: row.webhook_id },
     });
@@ -184,7 +195,7 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** POSTs the event; null when the receiver answered 2xx, else why not (a code, never a message or URL). */
-  private async send(webhook: Webhook, row: Claimed): Promise<string | null> {
+  private async send(webhook: Webhook, row: ClaimedDelivery): Promise<string | null> {
     const timestamp = Math.floor(this.clock.now().getTime() / 1000);
     try {
       const secret = await this.webhooks.secretOf(webhook);
@@ -211,7 +222,7 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async settle(
-    row: Claimed,
+    row: ClaimedDelivery,
     status: 'delivered' | 'pending' | 'failed',
     cause: string | null,
   ): Promise<void> {
@@ -219,7 +230,7 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
     const retryAt = new Date(now.getTime() + backoffDelay(row.attempts - 1, DELIVERY_BACKOFF));
     await this.dataSource.query(
       `UPDATE webhook_deliveries
-          SET status = $3, last_error = $4, next_attempt_at = $5,
+          SET status = $3, last_error = $4, next_attempt_at = $5, leased_until = NULL,
               delivered_at = CASE WHEN $3 = 'delivered' THEN $6::timestamptz END
         WHERE tenant_id = $1 AND id = $2 AND status = 'pending'`,
       [row.tenant_id, row.id, status, cause, status === 'pending' ? retryAt : now, now],
@@ -230,7 +241,7 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
    * Counts a failed attempt against the webhook; disables it (dropping its pending deliveries) after a
    * sustained run of failures, with its audit record. True when this call disabled it.
    */
-  private async countFailure(row: Claimed, cause: string): Promise<boolean> {
+  private async countFailure(row: ClaimedDelivery, cause: string): Promise<boolean> {
     const now = this.clock.now();
     // One transaction: the webhook disabled, its pending deliveries dropped, and the vault's audit record.
     return this.dataSource.transaction(async (m) => {
@@ -271,5 +282,18 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
       );
       return true;
     });
+  }
+}
+
+/** Resolves when one of the promises settles (none rejects), or after `ms`. */
+async function oneEndsOrTimeout(running: Set<Promise<void>>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const elapsed = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  try {
+    await Promise.race([...running, elapsed]);
+  } finally {
+    clearTimeout(timer);
   }
 }

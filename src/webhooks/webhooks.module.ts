@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { MailModule } from '../mail/mail.module';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookSender } from './webhook-sender';
 import { Webhook } from './webhook.entity';
 import { WebhooksController } from './webhooks.controller';
@@ -10,7 +11,7 @@ import { WebhooksService } from './webhooks.service';
 @Module({
   imports: [TypeOrmModule.forFeature([Webhook]), MailModule],
   controllers: [WebhooksController],
-  providers: [WebhooksService, WebhookSender],
+  providers: [WebhooksService, WebhookDeliveriesRepository, WebhookSender],
   exports: [WebhooksService, WebhookSender],
 })
 export class WebhooksModule {}

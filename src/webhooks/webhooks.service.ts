@@ -33,9 +33,6 @@ export class WebhooksService {
   async create(principal: Principal, dto: WebhookBodyDto): Promise<CreatedWebhookDto> {
     const url = this.checkUrl(dto.url);
     const { tenantId } = principal;
-    if ((await this.webhooks.count({ where: { tenantId } })) >= MAX_WEBHOOKS_PER_TENANT) {
-      throw ApiError.unprocessable(`A tenant has at most ${MAX_WEBHOOKS_PER_TENANT} webhooks.`);
-    }
     const id = randomUUID();
     const secret = generateWebhookSecret();
     const row: Partial<Webhook> = {
@@ -56,6 +53,11 @@ export class WebhooksService {
     };
     // The webhook and its audit record commit together: who can receive the tenant's events is audited.
     await this.webhooks.manager.transaction(async (m) => {
+      // Creates of one tenant count and insert one after another, so concurrent ones cannot pass the cap.
+      await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`webhooks:${tenantId}`]);
+      if ((await m.count(Webhook, { where: { tenantId } })) >= MAX_WEBHOOKS_PER_TENANT) {
+        throw ApiError.unprocessable(`A tenant has at most ${MAX_WEBHOOKS_PER_TENANT} webhooks.`);
+      }
       await m.insert(Webhook, row);
       await this.audit.record(auditEvent(principal, 'webhook', id, 'create', 'Webhook created'), m);
     });
