@@ -16,6 +16,7 @@ import { migrateCommand } from './migrate';
 import { openapiCommand } from './openapi';
 import { tenantCreate } from './tenant-create';
 import { unsealCommand } from './unseal';
+import { unsealReset } from './unseal-reset';
 
 /** Every operator command, in the order `help` lists them. One file per command beside this one. */
 const COMMANDS: Record<string, Command> = {
@@ -26,6 +27,7 @@ const COMMANDS: Record<string, Command> = {
   'keys:retire-master': keysRetireMaster,
   'keys:split': keysSplit,
   unseal: unsealCommand,
+  'unseal:reset': unsealReset,
   'keys:rotate-tenant': keysRotateTenant,
   'keys:reencrypt': keysReencrypt,
   'formula:create-official': formulaCreateOfficial,

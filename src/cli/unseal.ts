@@ -8,11 +8,7 @@ export const unsealCommand: Command = {
     'started sealed; default URL http://127.0.0.1:<PORT>.',
   async run(args, config) {
     const { values } = parse(args, { url: { type: 'string' } });
-    const base =
-      typeof values.url === 'string' ? values.url.replace(/\/+$/, '') : `http://127.0.0.1:${config.port}`;
-    if (!/^https?:\/\//.test(base)) {
-      throw new UsageError('--url must be an http(s) URL');
-    }
+    const base = vaultUrl(values.url, config.port);
     let status: { sealed?: boolean; shares_received?: number } = {};
     for await (const line of createInterface({ input: process.stdin })) {
       const share = line.replace(/^share \d+ of \d+: /, '').trim();
@@ -40,3 +36,12 @@ export const unsealCommand: Command = {
     );
   },
 };
+
+/** The vault's base URL from --url, or the local one on PORT. */
+export function vaultUrl(url: unknown, port: number): string {
+  const base = typeof url === 'string' ? url.replace(/\/+$/, '') : `http://127.0.0.1:${port}`;
+  if (!/^https?:\/\//.test(base)) {
+    throw new UsageError('--url must be an http(s) URL');
+  }
+  return base;
+}

@@ -16,6 +16,8 @@ export interface RateLimitConfig {
   proxyAddress: LimitPolicy;
   /** Invitation accept page requests per client address (secrets cannot be guessed by trying many). */
   invitationAccept: LimitPolicy;
+  /** POST /unseal and /unseal/reset per client address: key holders need a few, a guesser is slowed. */
+  unseal: LimitPolicy;
   /** Shared counters in Redis when set; otherwise in PostgreSQL (one process on the embedded database). */
   redisUrl: string | null;
   /** Prefix of every counter's key (Redis keys, PostgreSQL rows): replicas that share limits share it. */
@@ -54,6 +56,7 @@ export function loadRateLimitConfig(env: Env): RateLimitConfig {
     unauthenticated: policy(env, 'RATE_LIMIT_UNAUTHENTICATED', { points: 2000, seconds: 10 }),
     proxyAddress: policy(env, 'RATE_LIMIT_PROXY_ADDRESS', { points: 50, seconds: 10 }),
     invitationAccept: policy(env, 'RATE_LIMIT_INVITATION_ACCEPT', { points: 20, seconds: 60 }),
+    unseal: policy(env, 'RATE_LIMIT_UNSEAL', { points: 20, seconds: 60 }),
     redisUrl: redisUrl === '' ? null : redisUrl,
     keyPrefix,
   };

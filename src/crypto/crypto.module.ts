@@ -4,11 +4,12 @@ import { TenantKey } from './tenant-key.entity';
 import { TenantCipher } from './tenant-cipher.service';
 import { TenantKeysService } from './tenant-keys.service';
 import { KeyInventory } from './key-inventory.service';
+import { UnsealShares } from './unseal-shares.service';
 
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([TenantKey])],
-  providers: [TenantKeysService, TenantCipher, KeyInventory],
-  exports: [TenantKeysService, TenantCipher, KeyInventory],
+  providers: [TenantKeysService, TenantCipher, KeyInventory, UnsealShares],
+  exports: [TenantKeysService, TenantCipher, KeyInventory, UnsealShares],
 })
 export class CryptoModule {}

@@ -7,9 +7,16 @@ import { Transactions } from '../database/transactions';
 import { ApiError } from '../common/api-error';
 import { openKeyProviders } from './key-providers';
 import { ChainedKeyProvider, EnvKeyProvider } from './master-key-provider';
-import { combineShares, isShare } from './shamir';
+import { combineShares, ParsedShare } from './shamir';
 import { randomKey } from './secrets';
 import { TenantKey, TenantKeyKind } from './tenant-key.entity';
+import { checkShare } from './unseal-splits';
+
+/** What POST /unseal answers. */
+export interface UnsealStatus {
+  sealed: boolean;
+  shares_received: number;
+}
 
 export interface VersionedKey {
   version: number;
@@ -30,8 +37,8 @@ export class TenantKeysService implements OnModuleInit, OnModuleDestroy {
   private keyring: ChainedKeyProvider;
   private readonly unwrapped = new Map<string, KeyObject>();
   private readonly active = new Map<string, { version: number; until: number }>();
-  /** Non-null while sealed: the Shamir shares received so far (VAULT_SEALED=true). */
-  private unsealShares: string[] | null = null;
+  /** Non-null while sealed: the checked Shamir shares held so far, one per index (VAULT_SEALED=true). */
+  private unsealShares: ParsedShare[] | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -119,26 +126,36 @@ export class TenantKeysService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Takes one Shamir share of VAULT_MASTER_KEYS (keys:split). Once the shares received combine into master
-   * keys that open the tenant keys, the vault is unsealed. Shares that combine into keys that do not open
-   * them are all dropped: the operators start again.
+   * Takes one Shamir share (keys:split), refused at once (400) unless it is one of the recorded split's
+   * (unseal-splits.ts). Held: one per index, of the newest split only, so at most threshold - 1 wait; at the
+   * threshold they combine, and once the master keys open the tenant keys the vault is unsealed. Keys that
+   * do not open them drop every share: the operators start again.
    */
-  async unseal(share: string): Promise<{ sealed: boolean; shares_received: number }> {
+  async unseal(text: string): Promise<UnsealStatus> {
     if (this.unsealShares === null) {
       return { sealed: false, shares_received: 0 };
     }
-    if (!isShare(share)) {
-      throw ApiError.badRequest('share is not an unseal share (tvs1.<base64url>, from keys:split)');
+    const share = await checkShare(this.keys.manager, text);
+    if (this.unsealShares === null) {
+      return { sealed: false, shares_received: 0 };
     }
-    this.unsealShares = [...new Set([...this.unsealShares, share])];
-    const keys = await combineShares(this.unsealShares);
-    if (keys === null) {
+    this.unsealShares = [
+      ...this.unsealShares.filter((s) => s.splitId === share.splitId && s.index !== share.index),
+      share,
+    ];
+    if (this.unsealShares.length < share.threshold) {
       return { sealed: true, shares_received: this.unsealShares.length };
     }
-    const keyring = new ChainedKeyProvider([new EnvKeyProvider(keys)]);
-    keys.forEach((k) => k.key.fill(0));
-    const problem = await this.masterKeysProblem(keyring);
-    if (problem !== null) {
+    const keys = await combineShares(this.unsealShares.map((s) => s.text));
+    const keyring = keys === null ? null : new ChainedKeyProvider([new EnvKeyProvider(keys)]);
+    keys?.forEach((k) => k.key.fill(0));
+    const problem = keyring === null ? 'the shares do not combine' : await this.masterKeysProblem(keyring);
+    if (!this.sealed) {
+      // Another request unsealed meanwhile.
+      keyring?.close();
+      return { sealed: false, shares_received: 0 };
+    }
+    if (keyring === null || problem !== null) {
       this.unsealShares = [];
       this.logger.error(`Unseal: the shares give master keys that do not open the tenant keys: ${problem}`);
       throw new ApiError(
@@ -150,6 +167,17 @@ export class TenantKeysService implements OnModuleInit, OnModuleDestroy {
     this.unsealShares = null;
     this.logger.log('Unsealed: the master keys are loaded.');
     return { sealed: false, shares_received: 0 };
+  }
+
+  /** Drops the held shares (cli unseal:reset), so an unseal starts again; a checked share proves a key holder asks. */
+  async resetUnseal(text: string): Promise<UnsealStatus> {
+    if (this.unsealShares === null) {
+      return { sealed: false, shares_received: 0 };
+    }
+    await checkShare(this.keys.manager, text);
+    this.unsealShares = [];
+    this.logger.warn('Unseal: every held share was dropped (unseal:reset).');
+    return { sealed: true, shares_received: 0 };
   }
 
   private assertUnsealed(): void {

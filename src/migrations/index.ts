@@ -19,6 +19,7 @@ import { TenantSelf1764400100000 } from './1764400100000-tenant-self';
 import { AuditLinks1764500000000 } from './1764500000000-audit-links';
 import { TokensNoReencryptIndex1764600000000 } from './1764600000000-tokens-no-reencrypt-index';
 import { TokensMetadataIndexNotNull1764600100000 } from './1764600100000-tokens-metadata-index-not-null';
+import { UnsealSplits1764700000000 } from './1764700000000-unseal-splits';
 import { ReactorRunsOwner1764700400000 } from './1764700400000-reactor-runs-owner';
 import { WebhookDeliveryLeases1764700450000 } from './1764700450000-webhook-delivery-leases';
 import { AuditTokenIds1764700700000 } from './1764700700000-audit-token-ids';
@@ -46,6 +47,7 @@ export const MIGRATIONS = [
   AuditLinks1764500000000,
   TokensNoReencryptIndex1764600000000,
   TokensMetadataIndexNotNull1764600100000,
+  UnsealSplits1764700000000,
   ReactorRunsOwner1764700400000,
   WebhookDeliveryLeases1764700450000,
   AuditTokenIds1764700700000,

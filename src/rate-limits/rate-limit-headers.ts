@@ -31,6 +31,7 @@ const WHO: Record<string, string> = {
   unauthenticated: 'requests without a valid BT-API-KEY from this address',
   'proxy-address': 'this proxy from this address',
   'invitation-accept': 'invitation pages from this address',
+  unseal: 'unseal requests from this address',
   'dedup-writes': 'deduplicating writes of this application',
 };
 

@@ -40,6 +40,8 @@ export class RateLimits implements OnModuleInit, OnApplicationShutdown {
   readonly unauthenticated: Limit;
   readonly proxyAddress: Limit;
   readonly invitationAccept: Limit;
+  /** Unseal shares per address, in the shared store: the bound holds across replicas. */
+  readonly unseal: Limit;
   readonly dedupWrites: Limit;
   /** DEDUP_WRITES_PER_MINUTE=0: deduplicating writes are not limited. */
   readonly dedupUnlimited: boolean;
@@ -62,6 +64,7 @@ export class RateLimits implements OnModuleInit, OnApplicationShutdown {
     this.unauthenticated = limit('unauthenticated', limits.unauthenticated);
     this.proxyAddress = limit('proxy-address', limits.proxyAddress);
     this.invitationAccept = limit('invitation-accept', limits.invitationAccept);
+    this.unseal = limit('unseal', limits.unseal);
     // 0 (unlimited) keeps the old meaning; the library needs at least one point.
     this.dedupWrites = limit('dedup-writes', {
       points: Math.max(1, config.dedupWritesPerMinute),
