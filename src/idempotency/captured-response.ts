@@ -58,24 +58,31 @@ export function captureResponse(
     }
   };
   const write = res.write.bind(res) as (...args: unknown[]) => boolean;
-  const end = res.end.bind(res) as (...args: unknown[]) => Response;
   res.write = ((...args: unknown[]) => {
     collect(args[0], args[1]);
     return write(...args);
   }) as Response['write'];
-  res.end = ((...args: unknown[]) => {
+  beforeAnswered(res, (args) => {
     collect(args[0], args[1]);
-    res.end = end as Response['end'];
-    const captured =
+    return finished(
       size > MAX_KEPT_BYTES
         ? null
         : {
             status: res.statusCode,
             headers: keptHeaders(res),
             body: Buffer.concat(chunks).toString('base64'),
-          };
+          },
+    );
+  });
+}
+
+/** Runs `finished` (given the arguments of `res.end`) before the last byte of the answer goes out. */
+export function beforeAnswered(res: Response, finished: (endArgs: unknown[]) => Promise<void>): void {
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  res.end = ((...args: unknown[]) => {
+    res.end = end as Response['end'];
     const done = (): void => void end(...args);
-    finished(captured).then(done, done);
+    finished(args).then(done, done);
     return res;
   }) as Response['end'];
 }

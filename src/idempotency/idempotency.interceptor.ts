@@ -1,8 +1,10 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { from, Observable, of, switchMap } from 'rxjs';
 import type { AuthenticatedRequest } from '../access/decorators';
 import { rawBodyHash } from '../common/request-body';
+import { DISCLOSES_METADATA } from './discloses';
 import { Idempotency } from './idempotency.service';
 
 /**
@@ -11,7 +13,10 @@ import { Idempotency } from './idempotency.service';
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  constructor(private readonly idempotency: Idempotency) {}
+  constructor(
+    private readonly idempotency: Idempotency,
+    private readonly reflector: Reflector,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
@@ -22,9 +27,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (key === null || principal === undefined) {
       return next.handle();
     }
-    const who = { tenantId: principal.tenantId, scope: principal.applicationId };
-    return from(this.idempotency.handle(req, http.getResponse<Response>(), key, who, rawBodyHash(req))).pipe(
-      switchMap((run) => (run ? next.handle() : of(undefined))),
-    );
+    const who = this.idempotency.scopeOf(principal);
+    const discloses =
+      this.reflector.get<boolean | undefined>(DISCLOSES_METADATA, context.getHandler()) === true;
+    return from(
+      this.idempotency.handle(req, http.getResponse<Response>(), key, who, rawBodyHash(req), discloses),
+    ).pipe(switchMap((run) => (run ? next.handle() : of(undefined))));
   }
 }

@@ -1,20 +1,21 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { Counter } from 'prom-client';
+import type { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { causeOf } from '../common/supervisor';
 import { MetricsService } from '../metrics/metrics.service';
-import { captureResponse, replay } from './captured-response';
+import { beforeAnswered, CapturedResponse, captureResponse, replay } from './captured-response';
 import { IdempotencyStore } from './idempotency.store';
 
 export const IDEMPOTENCY_HEADER = 'bt-idempotency-key';
 const METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
-/** Who the stored answer belongs to. */
+/** Whose key space a key is looked up in: the caller's, for one destination on /proxy. */
 export interface IdempotencyScope {
   tenantId: string;
-  /** The caller: an application id, or `proxy:<id>` for a proxy that needs no key. */
+  /** The calling application's id, followed on /proxy by the destination (see `scopeOf`). */
   scope: string;
 }
 
@@ -34,7 +35,7 @@ export class Idempotency {
   ) {
     this.outcomes = new Counter({
       name: 'token_vault_idempotent_requests_total',
-      help: 'Requests with an idempotency key, by outcome (stored, replayed, failed, in_flight, mismatch)',
+      help: 'Requests with an idempotency key, by outcome (stored, replayed, rerun, failed, in_flight, mismatch)',
       labelNames: ['outcome'],
       registers: [metrics.registry],
     });
@@ -56,8 +57,34 @@ export class Idempotency {
   }
 
   /**
+   * The key space of an authenticated caller, and on /proxy of one destination too (`proxy:<id>` or
+   * `url:<hash>`), so a key sent to proxy B never finds proxy A's answer. A public key is shared by every
+   * browser that loads it, so its holders would share answers: its requests take no key (400).
+   */
+  scopeOf(principal: Principal, destination?: string): IdempotencyScope {
+    if (principal.applicationType === 'public') {
+      throw notAccepted(
+        'A public API key, which many callers share, keeps no answers for BT-IDEMPOTENCY-KEY: send the ' +
+          'request without it.',
+      );
+    }
+    const { tenantId, applicationId } = principal;
+    return { tenantId, scope: destination === undefined ? applicationId : `${applicationId} ${destination}` };
+  }
+
+  /** A proxy that needs no API key has no caller to keep an answer for: refused, so no retry runs twice unseen. */
+  refuseAnonymous(): never {
+    throw notAccepted(
+      'A proxy that needs no API key (require_auth: false) keeps no answers for BT-IDEMPOTENCY-KEY: send the ' +
+        'request without it, or with a BT-API-KEY through a proxy that requires one.',
+    );
+  }
+
+  /**
    * Either replays the stored answer on `res` (returns false: do nothing more) or claims the key and watches
    * `res`, so the answer is stored (success) or the claim released (failure) as it is sent (returns true).
+   * A route that `discloses` token data keeps no answer, only that it succeeded: its retry runs again
+   * (returns true), under today's tokens and access rules, and is audited as the read it is.
    */
   async handle(
     req: Request,
@@ -65,6 +92,7 @@ export class Idempotency {
     key: string,
     who: IdempotencyScope,
     bodyHash: string,
+    discloses = false,
   ): Promise<boolean> {
     let begun;
     try {
@@ -76,6 +104,11 @@ export class Idempotency {
       throw err;
     }
     if (begun.kind === 'replay') {
+      if (discloses) {
+        // Also ignores an answer kept before the route was marked: a disclosure is never replayed.
+        this.outcomes.inc({ outcome: 'rerun' });
+        return true;
+      }
       if (begun.response === null) {
         throw new ApiError(
           409,
@@ -87,7 +120,7 @@ export class Idempotency {
       return false;
     }
     const { ticket } = begun;
-    captureResponse(res, async (captured) => {
+    const record = async (captured: CapturedResponse | null): Promise<void> => {
       const succeeded = res.statusCode < 400;
       try {
         await (succeeded ? this.store.complete(ticket, captured) : this.store.abandon(ticket));
@@ -96,7 +129,17 @@ export class Idempotency {
         // The work is done and answered; a retry meanwhile gets 409 until the claim goes stale.
         this.logger.warn(`recording an idempotent answer failed: ${causeOf(err)}`);
       }
-    });
+    };
+    if (discloses) {
+      beforeAnswered(res, () => record(null));
+    } else {
+      captureResponse(res, record);
+    }
     return true;
   }
+}
+
+/** A 400 naming the header, for a caller whose answers are not kept. */
+function notAccepted(detail: string): ApiError {
+  return ApiError.badRequest(detail, { 'BT-IDEMPOTENCY-KEY': ['is not accepted for this caller'] });
 }

@@ -22,7 +22,7 @@ const PURGE_BATCH = 1000;
 /** What identifies one idempotent request: who sent it under which key, and what it asked. */
 export interface IdempotentRequest {
   tenantId: string;
-  /** The caller: an application id, or `proxy:<id>` for a proxy that needs no key. */
+  /** The caller's key space (IdempotencyScope). */
   scope: string;
   key: string;
   method: string;
@@ -134,7 +134,7 @@ export class IdempotencyStore {
     };
   }
 
-  /** The request succeeded: keep its answer (null when too large to keep) for replays. */
+  /** The request succeeded: keep its answer for replays (null: too large to keep, or a disclosure's). */
   async complete(ticket: Ticket, response: CapturedResponse | null): Promise<void> {
     const sealed =
       response === null

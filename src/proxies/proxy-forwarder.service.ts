@@ -8,7 +8,7 @@ import { ApiError } from '../common/api-error';
 import { isChosenStatus, MAX_CHOSEN_STATUS, MIN_CHOSEN_STATUS } from '../common/limits';
 import { clientGoneSignal } from '../common/client-gone';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { Idempotency, IdempotencyScope } from '../idempotency/idempotency.service';
+import { Idempotency } from '../idempotency/idempotency.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { RateLimits } from '../rate-limits/rate-limits.service';
 import { checkDestinationUrl, OutboundClient, OutboundError, OutboundResponse } from '../outbound';
@@ -45,8 +45,10 @@ interface Route {
   /** Detokenizes the body; null when nobody may (a proxy without auth and without an application). */
   detokenizer: Principal | null;
   proxy: LoadedProxy | null;
-  /** Whose idempotency keys apply: the caller's, or the proxy's own when it needs no key. */
-  owner: IdempotencyScope;
+  /** The authenticated caller, whose idempotency keys apply; null for an anonymous call (keeps none). */
+  caller: Principal | null;
+  /** The destination's part of the caller's idempotency key space: one space per caller and destination. */
+  keySpace: string;
 }
 
 /**
@@ -96,10 +98,14 @@ export class ProxyForwarder {
     const raw =
       streamed || !hasBody(req) ? undefined : await readAll(req, MAX_PROXY_BODY_BYTES, requestTooLarge);
     if (idempotencyKey !== null) {
+      const owner =
+        route.caller === null
+          ? this.idempotency.refuseAnonymous()
+          : this.idempotency.scopeOf(route.caller, route.keySpace);
       const bodyHash = createHash('sha256')
         .update(raw ?? Buffer.alloc(0))
         .digest('hex');
-      if (!(await this.idempotency.handle(req, res, idempotencyKey, route.owner, bodyHash))) {
+      if (!(await this.idempotency.handle(req, res, idempotencyKey, owner, bodyHash))) {
         return;
       }
     }
@@ -188,7 +194,7 @@ export class ProxyForwarder {
     }
     // Calls with BT-PROXY-URL always authenticate (spec §5 rule 2).
     const caller = await this.caller(req, res);
-    return { destination: url, detokenizer: caller, proxy: null, owner: ownerOf(caller) };
+    return { destination: url, detokenizer: caller, proxy: null, caller, keySpace: `url:${sha256(url)}` };
   }
 
   private async configuredRoute(req: Request, res: Response, key: string): Promise<Route> {
@@ -211,7 +217,8 @@ export class ProxyForwarder {
         // Another tenant's proxy is answered like a missing one: its existence is not revealed.
         throw new ApiError(404, 'No proxy has this proxy key.');
       }
-      return { destination: proxy.proxy.destinationUrl, detokenizer: caller, proxy, owner: ownerOf(caller) };
+      const keySpace = `proxy:${proxy.proxy.id}`;
+      return { destination: proxy.proxy.destinationUrl, detokenizer: caller, proxy, caller, keySpace };
     }
     // No caller: limited per proxy and address; the proxy's application (if any) supplies the rights to
     // detokenize (DESIGN §7). Anonymous, so also counted by address (once: a no-op when counted above).
@@ -223,7 +230,8 @@ export class ProxyForwarder {
       destination: proxy.proxy.destinationUrl,
       detokenizer: application,
       proxy,
-      owner: { tenantId, scope: `proxy:${proxy.proxy.id}` },
+      caller: null,
+      keySpace: `proxy:${proxy.proxy.id}`,
     };
   }
 
@@ -291,8 +299,8 @@ export class ProxyForwarder {
   }
 }
 
-function ownerOf(caller: Principal): IdempotencyScope {
-  return { tenantId: caller.tenantId, scope: caller.applicationId };
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 /** One record per forwarded request: the configured proxy (if any), acting as whoever detokenizes. */

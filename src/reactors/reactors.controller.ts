@@ -27,6 +27,7 @@ import {
 import { definedFields } from '../common/defined-fields';
 import { ReactService } from './react.service';
 import { ReactorsService } from './reactors.service';
+import { Discloses } from '../idempotency/discloses';
 import { IdempotentWrites } from '../idempotency/idempotent-writes';
 
 @ApiTags('Reactors')
@@ -114,6 +115,7 @@ export class ReactorsController {
 
   @Post(':id/react')
   @HttpCode(200)
+  @Discloses()
   @RequirePermission('token:use')
   @ApiOperation({
     summary: 'Invoke a reactor',

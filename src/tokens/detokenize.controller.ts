@@ -3,6 +3,7 @@ import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission } from '../access/decorators';
 import { Principal } from '../access/principal';
 import { DetokenizeService } from './detokenize.service';
+import { Discloses } from '../idempotency/discloses';
 import { IdempotentWrites } from '../idempotency/idempotent-writes';
 
 @ApiTags('Tokens')
@@ -13,6 +14,7 @@ export class DetokenizeController {
 
   @Post()
   @HttpCode(200)
+  @Discloses()
   // Serialized here: Express would send a top-level string result as text/html.
   @Header('Content-Type', 'application/json; charset=utf-8')
   @RequirePermission('token:use')

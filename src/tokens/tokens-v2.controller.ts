@@ -4,6 +4,7 @@ import { CurrentPrincipal, RequirePermission } from '../access/decorators';
 import { Principal } from '../access/principal';
 import { ListTokensV2QueryDto, SearchTokensV2Dto, TokenCursorPageDto } from './dto/token-v2.dto';
 import { TokensV2Service } from './tokens-v2.service';
+import { Discloses } from '../idempotency/discloses';
 import { IdempotentWrites } from '../idempotency/idempotent-writes';
 
 @ApiTags('Tokens')
@@ -27,6 +28,7 @@ export class TokensV2Controller {
 
   @Post('search')
   @HttpCode(200)
+  @Discloses()
   @RequirePermission('token:search')
   @ApiOperation({
     summary: 'Search tokens (cursor pages)',

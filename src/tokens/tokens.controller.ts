@@ -25,6 +25,7 @@ import {
 } from './dto/token.dto';
 import { TokensService } from './tokens.service';
 import { definedTopLevelFields } from '../common/defined-fields';
+import { Discloses } from '../idempotency/discloses';
 import { IdempotentWrites } from '../idempotency/idempotent-writes';
 
 const METADATA_PREFIX = 'metadata.';
@@ -72,6 +73,7 @@ export class TokensController {
 
   @Post('search')
   @HttpCode(200)
+  @Discloses()
   @RequirePermission('token:search')
   @ApiOperation({
     summary: 'Search tokens',

@@ -1,11 +1,52 @@
 import { RequestMethod } from '@nestjs/common';
 import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
+import { REQUIRED_PERMISSIONS } from '../../src/access/decorators';
+import type { Permission } from '../../src/access/permissions';
+import { DISCLOSES_METADATA } from '../../src/idempotency/discloses';
 import { IdempotencyInterceptor } from '../../src/idempotency/idempotency.interceptor';
 import { ProxyForwarderController } from '../../src/proxies/proxy-forwarder.controller';
 import { TestContext } from '../support/test-app';
 
 const WRITES = [RequestMethod.POST, RequestMethod.PUT, RequestMethod.PATCH];
+/** The permissions through which an application sees token data (src/access/access.ts). */
+const DATA_PERMISSIONS: Permission[] = ['token:read', 'token:search', 'token:use'];
+/** Write routes with such a permission whose answer shows no token data, and why. */
+const DISCLOSE_NOTHING: Record<string, string> = {
+  'ReactorsController.reactAsync': 'answers the run id; the result is read with GET under the rules of then',
+};
+
+interface Route {
+  name: string;
+  method: RequestMethod;
+  handler: object;
+  controller: unknown;
+}
+
+/** Every route the application serves, as ControllerName.method. */
+function routes(ctx: TestContext): Route[] {
+  const found: Route[] = [];
+  for (const module of ctx.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const controller = wrapper.metatype as (new (...args: never[]) => unknown) | null;
+      if (controller === null) {
+        continue;
+      }
+      const prototype = controller.prototype as Record<string, unknown>;
+      for (const name of Object.getOwnPropertyNames(prototype)) {
+        const handler = prototype[name];
+        const method =
+          typeof handler === 'function'
+            ? (Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined)
+            : undefined;
+        if (method !== undefined) {
+          found.push({ name: `${controller.name}.${name}`, method, handler: handler as object, controller });
+        }
+      }
+    }
+  }
+  return found;
+}
 
 /**
  * The idempotency interceptor is put on routes by @IdempotentWrites(), controller by controller: this walks
@@ -23,37 +64,45 @@ describe('BT-IDEMPOTENCY-KEY coverage', () => {
     const missing: string[] = [];
     const extra: string[] = [];
     let writes = 0;
-    for (const module of ctx.get(ModulesContainer).values()) {
-      for (const wrapper of module.controllers.values()) {
-        const controller = wrapper.metatype as (new (...args: never[]) => unknown) | null;
-        if (controller === null) {
-          continue;
-        }
-        const prototype = controller.prototype as Record<string, unknown>;
-        for (const name of Object.getOwnPropertyNames(prototype)) {
-          const handler = prototype[name];
-          if (typeof handler !== 'function') {
-            continue;
-          }
-          const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
-          if (method === undefined) {
-            continue;
-          }
-          const route = `${controller.name}.${name}`;
-          const has = ((Reflect.getMetadata(INTERCEPTORS_METADATA, handler) ?? []) as unknown[]).includes(
-            IdempotencyInterceptor,
-          );
-          const wanted = WRITES.includes(method) && controller !== ProxyForwarderController;
-          writes += wanted ? 1 : 0;
-          if (wanted && !has) {
-            missing.push(route);
-          } else if (!wanted && has) {
-            extra.push(route);
-          }
-        }
+    for (const { name, method, handler, controller } of routes(ctx)) {
+      const has = ((Reflect.getMetadata(INTERCEPTORS_METADATA, handler) ?? []) as unknown[]).includes(
+        IdempotencyInterceptor,
+      );
+      const wanted = WRITES.includes(method) && controller !== ProxyForwarderController;
+      writes += wanted ? 1 : 0;
+      if (wanted && !has) {
+        missing.push(name);
+      } else if (!wanted && has) {
+        extra.push(name);
       }
     }
     expect({ missing, extra }).toEqual({ missing: [], extra: [] });
     expect(writes).toBeGreaterThanOrEqual(29);
+  });
+
+  // Issue 37: a write route that reads token data keeps no answer (@Discloses); a new one that forgets fails here.
+  it('marks every write route that can reveal token data as disclosing, and no other', () => {
+    const unmarked: string[] = [];
+    const marked: string[] = [];
+    for (const { name, method, handler } of routes(ctx)) {
+      const permissions = (Reflect.getMetadata(REQUIRED_PERMISSIONS, handler) ?? []) as Permission[];
+      const reads =
+        WRITES.includes(method) &&
+        permissions.some((p) => DATA_PERMISSIONS.includes(p)) &&
+        DISCLOSE_NOTHING[name] === undefined;
+      const discloses = Reflect.getMetadata(DISCLOSES_METADATA, handler) === true;
+      if (reads && !discloses) {
+        unmarked.push(name);
+      } else if (discloses) {
+        marked.push(name);
+      }
+    }
+    expect(unmarked).toEqual([]);
+    expect(marked.sort()).toEqual([
+      'DetokenizeController.run',
+      'ReactorsController.react',
+      'TokensController.search',
+      'TokensV2Controller.search',
+    ]);
   });
 });
