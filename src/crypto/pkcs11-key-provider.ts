@@ -293,20 +293,32 @@ function parse(wrapped: string): Buffer {
   throw new KeyringError('malformed', 'wrapped key is malformed');
 }
 
-/** The PIN file's first line; its content is never part of an error. */
+/** The PIN file's first line; its content is never part of an error, nor its name unless it looks like a path. */
 function readPin(file: string): string {
   let pin: string;
   try {
     pin = readFileSync(file, 'utf8').split('\n')[0].trim();
   } catch (err) {
     throw new KeyProviderError(
-      `PKCS#11: cannot read the PIN file ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      `PKCS#11: cannot read the PIN file ${pinFileName(file)} (${(err as NodeJS.ErrnoException).code ?? 'error'})` +
+        (looksLikePath(file)
+          ? ''
+          : ': VAULT_PKCS11_PIN_FILE must be the path of a file holding the PIN, not the PIN'),
     );
   }
   if (pin === '') {
-    throw new KeyProviderError(`PKCS#11: the PIN file ${file} is empty`);
+    throw new KeyProviderError(`PKCS#11: the PIN file ${pinFileName(file)} is empty`);
   }
   return pin;
+}
+
+/** A value pasted by mistake may be the PIN itself: only one that looks like a path is repeated. */
+function pinFileName(file: string): string {
+  return looksLikePath(file) ? `${file} (VAULT_PKCS11_PIN_FILE)` : 'named by VAULT_PKCS11_PIN_FILE';
+}
+
+function looksLikePath(file: string): boolean {
+  return /^(\/|\.{1,2}\/|~\/)[^\s]*$/.test(file);
 }
 
 /** The PKCS#11 return code's name (CKR_PIN_INCORRECT), never data. */
