@@ -74,8 +74,8 @@ describe('async runs shared fairly between tenants', () => {
       flood.push(await submit(slowId, flooderKey));
     }
     await sleep(300);
-    // While the victim is active, the flooder holds one of the two slots at most.
-    expect(await runningOf(flooder)).toBe(1);
+    // While the victim is active, the flooder holds one of the two slots at most (none between two runs).
+    expect(await runningOf(flooder)).toBeLessThanOrEqual(1);
 
     const started = Date.now();
     const quick = await settled(quickId, await submit(quickId, victimKey), victimKey);
