@@ -18,6 +18,7 @@ import {
   exceptOnProxy,
   jsonBodiesOnly,
   noteSurrogates,
+  refuseDeepBodies,
   refuseLoneSurrogates,
 } from './common/request-body';
 import { securityHeaders } from './common/security-headers';
@@ -106,7 +107,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   );
   // Only the form routes get here with a form body (jsonBodiesOnly refuses it elsewhere).
   app.use(exceptOnProxy(urlencoded({ limit: '16kb', extended: false, verify: noteSurrogates })));
-  app.use(bodyParserErrors, refuseLoneSurrogates);
+  app.use(bodyParserErrors, refuseLoneSurrogates, refuseDeepBodies);
   const audit = app.get(AuditService);
   app.use(
     requestOrigins(new TrustedProxies(config.trustedProxies), (req, res, origin) =>

@@ -1,7 +1,9 @@
 import type { NextFunction, Request, Response } from 'express';
 import { createHash } from 'node:crypto';
 import { jsonErrorPosition } from './json-error-position';
+import { MAX_NESTING } from './limits';
 import { problem } from './problem-details';
+import { nestedDeeperThan } from './validation';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
@@ -16,6 +18,9 @@ export function exceptOnProxy(
 ): (req: Request, res: Response, next: NextFunction) => void {
   return (req, res, next) => (isProxyPath(req.path) ? next() : parser(req, res, next));
 }
+
+/** Routes that walk their whole body themselves, with depth limits they report by path (/tokenize). */
+const OWN_DEPTH_ROUTES = new Set(['/tokenize']);
 
 /** Routes an HTML form posts to (the invitation acceptance page): they also read form-encoded bodies. */
 export const FORM_ROUTES = new Set(['/invitations/accept']);
@@ -143,6 +148,24 @@ export function refuseLoneSurrogates(req: Request, res: Response, next: NextFunc
       400,
       'The request body contains an unpaired UTF-16 surrogate (such as \\ud800): text must be valid Unicode.',
     );
+    return;
+  }
+  next();
+}
+
+/**
+ * One nesting limit for every JSON body, before any handler: bodies no DTO describes (/detokenize) reached
+ * recursive walks and JSON.stringify of the answer, which overflow the stack a few thousand levels down (a 500).
+ */
+export function refuseDeepBodies(req: Request, res: Response, next: NextFunction): void {
+  const body: unknown = req.body;
+  if (
+    typeof body === 'object' &&
+    body !== null &&
+    !OWN_DEPTH_ROUTES.has(req.path) &&
+    nestedDeeperThan(body, MAX_NESTING)
+  ) {
+    send(res, 400, `The request body is nested deeper than ${MAX_NESTING} levels.`);
     return;
   }
   next();

@@ -3,6 +3,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { ApiError, FieldErrors } from './api-error';
 import { MAX_NESTING } from './limits';
+import { refuseNullUnlessNullable } from './null-members';
 import { cacheValidationMetadata } from './validation-metadata-cache';
 
 /** Longest member name an error quotes: names come from the caller and may carry data. */
@@ -21,8 +22,8 @@ export function boundedName(name: string): string {
 
 /**
  * Flattens class-validator errors into `{ 'path.to.field': [messages] }` without echoing values: a
- * missing member says "is required" once, an unknown member "is not allowed", and member names are
- * bounded (a form-encoded body can turn a whole document into one name).
+ * missing member says "is required" once, a null one "must not be null", an unknown member "is not
+ * allowed", and member names are bounded (a form-encoded body can turn a whole document into one name).
  */
 export function flattenValidationErrors(errors: ValidationError[], prefix = ''): FieldErrors {
   const out: FieldErrors = {};
@@ -36,6 +37,8 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = ''):
         messages = ['is not allowed'];
       } else if (error.value === undefined) {
         messages = [`${path} is required`];
+      } else if (error.value === null) {
+        messages = [`${path} must not be null`];
       } else {
         // Default messages start with the bare property name; other messages (`each`) are kept as they are
         messages = Object.values(constraints).map((m) =>
@@ -80,7 +83,9 @@ export function nestedDeeperThan(value: unknown, limit: number): boolean {
       return true;
     }
     for (const child of Object.values(current)) {
-      pending.push([child, depth + 1]);
+      if (typeof child === 'object' && child !== null) {
+        pending.push([child, depth + 1]);
+      }
     }
   }
   return false;
@@ -143,6 +148,8 @@ class DepthLimitedValidationPipe extends ValidationPipe {
 }
 
 export function createValidationPipe(): ValidationPipe {
+  // Before the cache, so the rules it keeps are the ones that refuse null members.
+  refuseNullUnlessNullable();
   cacheValidationMetadata();
   return new DepthLimitedValidationPipe({
     whitelist: true,
@@ -155,6 +162,7 @@ export function createValidationPipe(): ValidationPipe {
 
 /** Validates a plain object against a DTO class the way the global pipe does (for hand-split inputs). */
 export function validatePlain<T extends object>(cls: new () => T, plain: Record<string, unknown>): T {
+  refuseNullUnlessNullable();
   const instance = plainToInstance(cls, plain);
   const errors = validateSync(instance, {
     whitelist: true,
