@@ -148,8 +148,10 @@ const IDEMPOTENCY_PARAMETER = {
   description:
     'Makes a retry safe: the first successful answer to a request with this key is replayed byte for byte, ' +
     'with `Idempotent-Replayed: true`, to any retry with the same key, method, path and body by the same ' +
-    'application for 24 hours. The same key with another request is a 422; while the first still runs, a 409. ' +
-    'Failed requests are not kept.',
+    'application (and, on /proxy, destination) for 24 hours. The same key with another request is a 422; ' +
+    'while the first still runs, a 409. Failed requests are not kept. Answers that reveal token data ' +
+    '(detokenize, searches, react) are never kept: their retry runs again under the current rules. Refused ' +
+    '(400) with a public key and on a proxy with require_auth false, whose answers are not kept.',
 };
 
 /**
