@@ -194,6 +194,27 @@ describe('dual control: a sealed start and unseal with Shamir shares', () => {
     expect((await give(shares[0]).expect(200)).body.sealed).toBe(false);
   });
 
+  onPostgres('old tvs1 shares are refused; keys:split --from-shares replaces them', async () => {
+    const old = (await splitMasterKeys(TEST_MASTER_KEYS, 3, 2)).map((s) => `tvs1.${s.split('.')[4]}`);
+    await restartSealed();
+    expect((await give(old[0]).expect(400)).body.detail).toMatch(/old format \(tvs1\).*keys:split/);
+
+    const printed = await cli(
+      keysSplit,
+      ['--shares', '3', '--threshold', '2', '--from-shares'],
+      ctx,
+      `${old[2]}\n${old[0]}\n`,
+    );
+    const shares = printed
+      .trim()
+      .split('\n')
+      .map((line) => line.replace(/^share \d of 3: /, ''));
+    expect(shares.every((s) => s.startsWith('tvs2.'))).toBe(true);
+    // The running sealed vault takes the new split at once.
+    await give(shares[1]).expect(200);
+    expect((await give(shares[2]).expect(200)).body.sealed).toBe(false);
+  });
+
   it('refuses VAULT_SEALED with VAULT_MASTER_KEYS set, or with the pkcs11 provider', () => {
     expect(() => loadConfig({ VAULT_SEALED: 'true', VAULT_MASTER_KEYS: TEST_MASTER_KEYS })).toThrow(
       /VAULT_SEALED=true needs VAULT_KEY_PROVIDER=env and no VAULT_MASTER_KEYS/,
