@@ -16,6 +16,15 @@ export function loggedPath(url: string): string {
 }
 
 /**
+ * A 503 from /health/live or /health/ready is the probe's answer, not a fault: the cause (sealed, database
+ * down, shutting down) is logged once where it is known, so an orchestrator probing every few seconds pages
+ * no one.
+ */
+function isProbeAnswer(req: IncomingMessage, status: number): boolean {
+  return status === 503 && /^\/+health\/+(live|ready)\/*(\?|$)/i.test(req.url ?? '');
+}
+
+/**
  * JSON logs with a request id. Bodies are never logged, and query strings are dropped because list
  * filters (`metadata.<key>=`) and proxy keys (`bt-proxy-key=`) travel there.
  */
@@ -47,7 +56,10 @@ export function loggerOptions(config: AppConfig, stream?: DestinationStream): Pa
           },
         }),
       },
-      customLogLevel: (_req, res, err) => (err !== undefined || res.statusCode >= 500 ? 'error' : 'info'),
+      customLogLevel: (req, res, err) =>
+        (err !== undefined || res.statusCode >= 500) && !isProbeAnswer(req, res.statusCode)
+          ? 'error'
+          : 'info',
     },
   };
 }

@@ -22,6 +22,7 @@ import { PurgeService } from './purge.service';
 import { ReactorsModule } from '../reactors/reactors.module';
 import { AuditJobsService } from './audit-jobs.service';
 import { TenantsModule } from '../tenants/tenants.module';
+import { TenantKeysService } from '../crypto/tenant-keys.service';
 
 /** One scheduled job: when it runs, and the one service method it awaits (which has its own test). */
 interface ScheduledJob {
@@ -30,6 +31,8 @@ interface ScheduledJob {
   when: { cron: string } | { everyMs: number } | { afterBootMs: number };
   /** Only on the embedded database (PostgreSQL has autovacuum). */
   embeddedOnly?: boolean;
+  /** Needs the master keys: skipped, without a log line, while the vault is sealed (VAULT_SEALED). */
+  needsKeys?: boolean;
   run: () => Promise<void>;
 }
 
@@ -51,6 +54,7 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly cryptoperiods: KeyCryptoperiodService,
     private readonly registry: SchedulerRegistry,
     private readonly audit: AuditJobsService,
+    private readonly keys: TenantKeysService,
   ) {}
 
   jobs(): ScheduledJob[] {
@@ -79,6 +83,7 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
       {
         name: 'key-cryptoperiods',
         when: { cron: '0 7 * * * *' },
+        needsKeys: true,
         run: async () => void (await this.cryptoperiods.run()),
       },
       {
@@ -97,11 +102,19 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
       {
         name: 'audit-seal',
         when: { everyMs: this.config.audit.sealIntervalMs },
+        needsKeys: true,
         run: () => this.audit.seal(),
       },
-      { name: 'audit-retention', when: { cron: '0 17 * * * *' }, run: () => this.audit.deleteExpired() },
+      {
+        name: 'audit-retention',
+        when: { cron: '0 17 * * * *' },
+        needsKeys: true,
+        run: () => this.audit.deleteExpired(),
+      },
       // Also on PostgreSQL: autovacuum may wait a minute or more after a bulk load.
       { name: 'maintenance-on-writes', when: { everyMs: 5_000 }, run: () => this.maintenance.runIfBusy() },
+      // Reads stored signatures only: runs on a sealed vault too.
+      { name: 'audit-checkpoint', when: { cron: '0 */10 * * * *' }, run: () => this.audit.logCheckpoints() },
     ];
   }
 
@@ -132,7 +145,12 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
    * runs again, and the process never ends on it.
    */
   private schedule(job: ScheduledJob): () => void {
-    const tick = (): void => runDetached(this.logger, `job ${job.name}`, job.run);
+    const tick = (): void => {
+      // The sealed state is the operator's choice, logged once by the keyring: nothing to report per tick.
+      if (job.needsKeys !== true || !this.keys.sealed) {
+        runDetached(this.logger, `job ${job.name}`, job.run);
+      }
+    };
     if ('cron' in job.when) {
       const cron = CronJob.from({ cronTime: job.when.cron, onTick: tick, start: true });
       this.registry.addCronJob(job.name, cron);
