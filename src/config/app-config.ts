@@ -46,6 +46,10 @@ export interface AppConfig {
   sandboxTenantQueueMax: number;
   /** Workers one tenant may hold while another tenant's run waits. */
   sandboxTenantRunningMax: number;
+  /** Webhook deliveries one replica attempts at once. */
+  webhookConcurrency: number;
+  /** One tenant's webhook deliveries in flight at once, over every replica. */
+  webhookTenantConcurrency: number;
   proxyTimeoutMs: number;
   proxyAllowLoopback: boolean;
   proxyCaFile: string | null;
@@ -249,6 +253,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     sandboxTimeoutMs: int(env, 'SANDBOX_TIMEOUT_MS', 10000, 10, 600000),
     sandboxMemoryMb: int(env, 'SANDBOX_MEMORY_MB', 128, 8, 4096),
     ...sandboxQueueing(env),
+    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 20, 1, 1000),
+    webhookTenantConcurrency: int(env, 'WEBHOOK_TENANT_CONCURRENCY', 5, 1, 1000),
     proxyTimeoutMs: int(env, 'PROXY_TIMEOUT_MS', 25000, 100, 600000),
     proxyAllowLoopback: bool(env, 'PROXY_ALLOW_LOOPBACK', false),
     proxyCaFile: present(env, 'PROXY_CA_FILE') ?? null,

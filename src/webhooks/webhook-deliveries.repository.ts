@@ -15,9 +15,10 @@ export interface ClaimedDelivery {
 
 /**
  * Due deliveries, tenant by tenant: the tenants with a due delivery (a skip scan of the due index), then for
- * each its oldest due deliveries, no more than its free share (TENANT limit less its leases in flight), then
- * round-robin: every tenant's first turn before anyone's second. Leased in the same statement; rows another
- * claim holds are skipped.
+ * each its oldest due deliveries, no more than its free share (the per-tenant limit less its leases in
+ * flight), then the least busy tenants first: a tenant with none in flight goes before one with three, and
+ * every tenant's first turn before anyone's second. Leased in the same statement; rows another claim holds
+ * are skipped.
  */
 const CLAIM = `
 WITH RECURSIVE due (tenant_id) AS (
@@ -44,7 +45,8 @@ WITH RECURSIVE due (tenant_id) AS (
        LIMIT greatest($4::int - coalesce(busy.leased, 0), 0)
          FOR UPDATE OF w SKIP LOCKED) c
    WHERE due.tenant_id IS NOT NULL
-   ORDER BY row_number() OVER (PARTITION BY c.tenant_id ORDER BY c.next_attempt_at), c.next_attempt_at
+   ORDER BY coalesce(busy.leased, 0) + row_number() OVER (PARTITION BY c.tenant_id ORDER BY c.next_attempt_at),
+            c.next_attempt_at
    LIMIT $3
 )
 UPDATE webhook_deliveries d

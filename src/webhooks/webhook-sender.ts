@@ -27,10 +27,6 @@ export const DELIVERY_TIMEOUT_MS = 5_000;
 export const DELIVERY_LEASE_MS = 60_000;
 /** How often due deliveries are looked for, by every replica (a claim takes each one exactly once). */
 export const DELIVERY_POLL_MS = 1_000;
-/** Deliveries one replica attempts at once. */
-export const DELIVERY_CONCURRENCY = 20;
-/** One tenant's deliveries in flight at once, over every replica: its slow receivers stall only its own. */
-export const DELIVERY_TENANT_CONCURRENCY = 4;
 const SHUTDOWN_WAIT_MS = 5_000;
 /** A receiver's answer is read (to reuse the connection) up to this size and otherwise ignored. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -43,8 +39,9 @@ export type DeliveryOutcome = 'delivered' | 'retry' | 'failed' | 'disabled';
  * while the receiver answers), then POSTed through the outbound client (HTTPS only, the SSRF guard), signed
  * with the webhook's secret, then marked delivered, or retried with capped exponential backoff. A webhook
  * whose deliveries keep failing is disabled and its pending deliveries dropped. Tenants share the senders:
- * each has at most DELIVERY_TENANT_CONCURRENCY attempts in flight, claims take turns between tenants, and a
- * receiver has DELIVERY_TIMEOUT_MS to answer, so one tenant's dead receivers cannot stall another's events.
+ * each has at most WEBHOOK_TENANT_CONCURRENCY attempts in flight, the least busy tenants are claimed for
+ * first, and a receiver has DELIVERY_TIMEOUT_MS to answer, so one tenant's dead receivers cannot stall
+ * another's events.
  */
 @Injectable()
 export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
@@ -91,7 +88,7 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * One look: keeps up to DELIVERY_CONCURRENCY attempts going, claiming again as each ends and at every
+   * One look: keeps up to WEBHOOK_CONCURRENCY attempts going, claiming again as each ends and at every
    * DELIVERY_POLL_MS meanwhile (so a delivery that falls due behind slow receivers waits for none of them),
    * until nothing is due or running. How many were attempted here.
    */
@@ -100,7 +97,7 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
     let attempted = 0;
     for (;;) {
       let rows: ClaimedDelivery[] = [];
-      const free = DELIVERY_CONCURRENCY - running.size;
+      const free = this.config.webhookConcurrency - running.size;
       if (!this.stopping && free > 0) {
         rows = await this.claim(free).catch(async (err: unknown) => {
           await Promise.all(running);
@@ -120,7 +117,7 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
       if (running.size === 0) {
         return attempted;
       }
-      if (rows.length === 0 || running.size >= DELIVERY_CONCURRENCY) {
+      if (rows.length === 0 || running.size >= this.config.webhookConcurrency) {
         await oneEndsOrTimeout(running, DELIVERY_POLL_MS);
       }
     }
@@ -129,7 +126,7 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
   private claim(max: number): Promise<ClaimedDelivery[]> {
     const now = this.clock.now();
     const leaseUntil = new Date(now.getTime() + DELIVERY_LEASE_MS);
-    return this.deliveries.claim(now, leaseUntil, max, DELIVERY_TENANT_CONCURRENCY);
+    return this.deliveries.claim(now, leaseUntil, max, this.config.webhookTenantConcurrency);
   }
 
   private async attempt(row: ClaimedDelivery): Promise<void> {

@@ -1,11 +1,7 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { ServerResponse } from 'node:http';
 import { MAX_WEBHOOKS_PER_TENANT } from '../../src/webhooks/webhooks.service';
-import {
-  DELIVERY_TENANT_CONCURRENCY,
-  DELIVERY_TIMEOUT_MS,
-  WebhookSender,
-} from '../../src/webhooks/webhook-sender';
+import { DELIVERY_TIMEOUT_MS, WebhookSender } from '../../src/webhooks/webhook-sender';
 import { TEST_HOST } from '../support/outbound';
 import { proxyFixture, ProxyFixture } from '../support/proxy-fixture';
 import type { TestHttpsServer } from '../support/https-test-server';
@@ -92,7 +88,7 @@ describe('webhook delivery fairness between tenants', () => {
       await until('the other tenant to be delivered', () => receiver.received.length === 1, 4_000);
       // Before the change: one batch of 20 of the stalled tenant's deliveries held every sender for 10 s.
       expect(Date.now() - start).toBeLessThan(4_000);
-      expect(silent.mostHeld).toBeLessThanOrEqual(DELIVERY_TENANT_CONCURRENCY);
+      expect(silent.mostHeld).toBeLessThanOrEqual(fx.ctx.config.webhookTenantConcurrency);
     } finally {
       silent.release();
       await look;
@@ -100,7 +96,7 @@ describe('webhook delivery fairness between tenants', () => {
     const rows = await deliveryRows(fx.ctx, stalled.tenantId);
     expect(rows).toHaveLength(MAX_WEBHOOKS_PER_TENANT);
     expect(rows.every((r) => r.status === 'pending' && r.last_error !== null)).toBe(true);
-    expect(silent.mostHeld).toBeLessThanOrEqual(DELIVERY_TENANT_CONCURRENCY);
+    expect(silent.mostHeld).toBeLessThanOrEqual(fx.ctx.config.webhookTenantConcurrency);
   });
 
   it('gives up an attempt after DELIVERY_TIMEOUT_MS, whether the TLS handshake or the answer never comes', async () => {
