@@ -2,9 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { KeyObject } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { Clock } from '../common/clock';
 import { TenantKeysService } from '../crypto/tenant-keys.service';
 import { Transactions } from '../database/transactions';
-import { anchorSignature, chainKey, CHAIN_KEY_ID, linkHash } from './audit-chain';
+import { anchorSignature, chainKey, CHAIN_KEY_ID, headSignature, linkHash } from './audit-chain';
+import { ChainHead, lockHeads, SignedHead, signHead, updateHeads } from './audit-heads';
 import { recordColumns } from './audit-event';
 import type { AuditRow, LinkedRow } from './audit-event';
 
@@ -26,16 +28,6 @@ interface Link {
   keyId: string;
 }
 
-export interface ChainHead {
-  tenant_id: string;
-  head_seq: string;
-  head_hash: string | null;
-  anchor_seq: string;
-  anchor_hash: string | null;
-  anchor_key_id: string | null;
-  anchor_signature: string | null;
-}
-
 /** The first broken link of a tenant's chain, or null when every link holds. */
 export interface Breach {
   tenantId: string;
@@ -50,7 +42,7 @@ export interface Breach {
  * the next sequence numbers and HMAC links, under the lock of the sealer's cursor and of the tenant's
  * `audit_chains` row, so replicas sealing at once queue up instead of forking (the (tenant_id, seq) key
  * would refuse a fork anyway). The HMAC key is derived from the tenant's HMAC key, which only a master key
- * unwraps: database access alone cannot recompute a link.
+ * unwraps: database access alone cannot recompute a link, nor sign a head it rewound to an earlier link.
  */
 @Injectable()
 export class AuditChain {
@@ -58,6 +50,7 @@ export class AuditChain {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly transactions: Transactions,
     private readonly keys: TenantKeysService,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -117,9 +110,12 @@ export class AuditChain {
    * of the cursor (one sealer at a time) and of the tenant's head (which retention also moves).
    */
   private async sealBatch(m: EntityManager): Promise<number> {
-    const [cursor]: { xid: string; id: string }[] = await m.query(
-      'SELECT cursor_xid::text AS xid, cursor_id AS id FROM audit_seal_state FOR UPDATE',
+    const [cursor]: { xid: string; id: string; unsigned_heads: boolean }[] = await m.query(
+      'SELECT cursor_xid::text AS xid, cursor_id AS id, unsigned_heads FROM audit_seal_state FOR UPDATE',
     );
+    if (cursor.unsigned_heads) {
+      await this.signUnsignedHeads(m);
+    }
     const rows: Sealable[] = await m.query(
       `SELECT ${recordColumns()}, xid::text AS xid FROM audit_records
        WHERE (xid, id) > ($1::xid8, $2::uuid) AND xid < pg_snapshot_xmin(pg_current_snapshot())
@@ -140,9 +136,16 @@ export class AuditChain {
     }
     const heads = await lockHeads(m, [...byTenant.keys()]);
     const links: Link[] = [];
-    const moved: ChainHead[] = [];
+    const moved: SignedHead[] = [];
     for (const head of heads) {
       const { keyId, key } = (await this.key(head.tenant_id)) as { keyId: string; key: KeyObject };
+      // Never extend a head someone rewound or cut: sealing stops loudly until audit:verify is looked at.
+      if (!(await this.headHolds(head))) {
+        throw new Error(
+          `the audit chain head of tenant ${head.tenant_id} (link ${head.head_seq}) is not signed by this vault: ` +
+            'it may have been cut or rewound; run audit:verify',
+        );
+      }
       let seq = BigInt(head.head_seq);
       let prev = head.head_hash;
       for (const row of byTenant.get(head.tenant_id) ?? []) {
@@ -159,7 +162,7 @@ export class AuditChain {
         });
         prev = hash;
       }
-      moved.push({ ...head, head_seq: seq.toString(), head_hash: prev });
+      moved.push(signHead(head.tenant_id, seq.toString(), prev, { keyId, key }, this.clock.now()));
     }
     await m.query(
       `INSERT INTO audit_links (tenant_id, seq, record_xid, record_id, prev_hash, hash, key_id)
@@ -174,14 +177,49 @@ export class AuditChain {
         links.map((l) => l.keyId),
       ],
     );
-    await m.query(
-      `UPDATE audit_chains c SET head_seq = u.seq, head_hash = u.hash
-       FROM unnest($1::uuid[], $2::bigint[], $3::text[]) AS u(tenant_id, seq, hash) WHERE c.tenant_id = u.tenant_id`,
-      [moved.map((h) => h.tenant_id), moved.map((h) => h.head_seq), moved.map((h) => h.head_hash)],
-    );
+    await updateHeads(m, moved);
     const last = rows[rows.length - 1];
     await m.query('UPDATE audit_seal_state SET cursor_xid = $1::xid8, cursor_id = $2', [last.xid, last.id]);
     return rows.length;
+  }
+
+  /**
+   * Once after the upgrade that added head signatures: signs the heads chained before it (trusted as they
+   * are then), so that from now on an unsigned head past link 0 is a breach.
+   */
+  private async signUnsignedHeads(m: EntityManager): Promise<void> {
+    const heads: ChainHead[] = await m.query(
+      'SELECT * FROM audit_chains WHERE head_signature IS NULL AND head_seq > 0 ORDER BY tenant_id FOR UPDATE',
+    );
+    const signed: SignedHead[] = [];
+    for (const head of heads) {
+      const { keyId, key } = (await this.key(head.tenant_id)) as { keyId: string; key: KeyObject };
+      signed.push(signHead(head.tenant_id, head.head_seq, head.head_hash, { keyId, key }, this.clock.now()));
+    }
+    await updateHeads(m, signed);
+    await m.query('UPDATE audit_seal_state SET unsigned_heads = false');
+  }
+
+  /** Whether the head is the one this vault signed (an unsigned head only at link 0: nothing chained yet). */
+  async headHolds(head: ChainHead): Promise<boolean> {
+    if (head.head_signature === null || head.head_signed_at === null) {
+      return head.head_seq === '0' && head.head_hash === null;
+    }
+    const chain = head.head_key_id === null ? null : await this.key(head.tenant_id, head.head_key_id);
+    const signed = { tenant_id: head.tenant_id, seq: head.head_seq, hash: head.head_hash };
+    return (
+      chain !== null &&
+      headSignature(chain.key, { ...signed, signed_at: head.head_signed_at }) === head.head_signature
+    );
+  }
+
+  /** The tenant's chain row, or null. */
+  async head(tenantId: string): Promise<ChainHead | null> {
+    const heads: ChainHead[] = await this.dataSource.query(
+      'SELECT * FROM audit_chains WHERE tenant_id = $1',
+      [tenantId],
+    );
+    return heads[0] ?? null;
   }
 
   /** Tenants that have a chain, for verifying them all. */
@@ -192,22 +230,47 @@ export class AuditChain {
     return rows.map((r) => r.tenant_id);
   }
 
-  /** Walks the tenant's chain from its anchor to its head; the first broken link, or null. */
-  async verify(tenantId: string): Promise<Breach | null> {
-    const heads: ChainHead[] = await this.dataSource.query(
-      'SELECT * FROM audit_chains WHERE tenant_id = $1',
-      [tenantId],
+  /** Tenants that have a chain, audit records or links (a tenant whose chain row was deleted has no chain). */
+  async verifiable(): Promise<string[]> {
+    const rows: { tenant_id: string }[] = await this.dataSource.query(
+      `SELECT tenant_id FROM audit_chains UNION SELECT DISTINCT tenant_id FROM audit_records
+       UNION SELECT DISTINCT tenant_id FROM audit_links ORDER BY 1`,
     );
-    if (heads.length === 0) {
-      return null;
-    }
-    const head = heads[0];
+    return rows.map((r) => r.tenant_id);
+  }
+
+  /**
+   * Checks the tenant's signed head, then walks its chain from the anchor to the head; the first breach, or
+   * null. Records the sealer has passed without a link of theirs are a breach too (their links were deleted).
+   */
+  async verify(tenantId: string): Promise<Breach | null> {
     const breach = (seq: string | null, recordId: string | null, reason: string): Breach => ({
       tenantId,
       seq,
       recordId,
       reason,
     });
+    const head = await this.head(tenantId);
+    if (head === null) {
+      const [{ links }]: { links: number }[] = await this.dataSource.query(
+        'SELECT count(*)::int AS links FROM audit_links WHERE tenant_id = $1',
+        [tenantId],
+      );
+      const chained = Math.max(links, await this.chainedRecords(tenantId, { unlinkedOnly: false }));
+      return chained === 0
+        ? null
+        : breach(null, null, `the chain is missing: ${chained} chained record(s) but no chain row`);
+    }
+    let holds: boolean;
+    try {
+      holds = await this.headHolds(head);
+    } catch (err) {
+      return breach(head.head_seq, null, `its chain key cannot be loaded (${(err as Error).message})`);
+    }
+    if (!holds) {
+      const why = head.head_signature === null ? 'is not signed' : 'is not signed by this vault';
+      return breach(head.head_seq, null, `its head ${why}: the chain was cut, rewound or replaced`);
+    }
     if (head.anchor_seq !== '0' && !(await this.anchorHolds(tenantId, head))) {
       return breach(head.anchor_seq, null, 'the retention anchor is not signed by this vault');
     }
@@ -248,7 +311,25 @@ export class AuditChain {
     if (last !== head.head_seq || prev !== head.head_hash) {
       return breach(head.head_seq, null, `the chain ends at ${last}, its head says ${head.head_seq}`);
     }
+    const unlinked = await this.chainedRecords(tenantId, { unlinkedOnly: true });
+    if (unlinked > 0) {
+      return breach(null, null, `${unlinked} record(s) the sealer has passed are in no link of the chain`);
+    }
     return null;
+  }
+
+  /** The tenant's records behind the sealer's cursor (so they were chained): all, or those no link names. */
+  private async chainedRecords(
+    tenantId: string,
+    { unlinkedOnly }: { unlinkedOnly: boolean },
+  ): Promise<number> {
+    const [{ n }]: { n: number }[] = await this.dataSource.query(
+      `SELECT count(*)::int AS n FROM audit_records r, audit_seal_state s
+       WHERE r.tenant_id = $1 AND (r.xid, r.id) <= (s.cursor_xid, s.cursor_id) AND NOT ($2 AND EXISTS (
+         SELECT 1 FROM audit_links l WHERE l.tenant_id = r.tenant_id AND l.record_id = r.id))`,
+      [tenantId, unlinkedOnly],
+    );
+    return n;
   }
 
   private async anchorHolds(tenantId: string, head: ChainHead): Promise<boolean> {
@@ -258,21 +339,4 @@ export class AuditChain {
     }
     return anchorSignature(chain.key, tenantId, head.anchor_seq, head.anchor_hash) === head.anchor_signature;
   }
-}
-
-/** The tenants' chain rows, created when missing, locked (in tenant order) until the transaction ends. */
-export async function lockHeads(m: EntityManager, tenantIds: string[]): Promise<ChainHead[]> {
-  await m.query(
-    'INSERT INTO audit_chains (tenant_id) SELECT unnest($1::uuid[]) ORDER BY 1 ON CONFLICT (tenant_id) DO NOTHING',
-    [tenantIds],
-  );
-  return m.query(
-    'SELECT * FROM audit_chains WHERE tenant_id = ANY($1::uuid[]) ORDER BY tenant_id FOR UPDATE',
-    [tenantIds],
-  );
-}
-
-/** The tenant's chain row, created when missing, locked until the transaction ends. */
-export async function lockHead(m: EntityManager, tenantId: string): Promise<ChainHead> {
-  return (await lockHeads(m, [tenantId]))[0];
 }

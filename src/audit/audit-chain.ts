@@ -47,3 +47,81 @@ export function anchorSignature(key: KeyObject, tenantId: string, seq: string, h
     .update(`anchor\0${JSON.stringify([tenantId, seq, hash])}`)
     .digest('hex');
 }
+
+/** A signed chain head: where the tenant's chain stood, kept outside the database to detect a later cut. */
+export interface Checkpoint {
+  tenant_id: string;
+  seq: string;
+  hash: string | null;
+  signed_at: string;
+  key_id: string;
+  signature: string;
+}
+
+/** The signature of a chain head (what the sealer last appended), so the head cannot be rewound unnoticed. */
+export function headSignature(
+  key: KeyObject,
+  head: Pick<Checkpoint, 'tenant_id' | 'seq' | 'hash' | 'signed_at'>,
+): string {
+  return createHmac('sha256', key)
+    .update(`head\0${JSON.stringify([head.tenant_id, head.seq, head.hash, head.signed_at])}`)
+    .digest('hex');
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The checkpoint of one parsed JSON value (a line `{"checkpoint": {...}}` of audit:export, or the bare object). */
+function asCheckpoint(value: unknown): Checkpoint | null {
+  const v = (value as { checkpoint?: unknown } | null)?.checkpoint ?? value;
+  if (typeof v !== 'object' || v === null) {
+    return null;
+  }
+  const c = v as Record<string, unknown>;
+  const text = (k: string): boolean => typeof c[k] === 'string';
+  if (!(text('tenant_id') && text('seq') && text('signed_at') && text('key_id') && text('signature'))) {
+    return null;
+  }
+  if (!UUID.test(c.tenant_id as string) || !/^\d{1,19}$/.test(c.seq as string)) {
+    return null;
+  }
+  if (!(c.hash === null || typeof c.hash === 'string')) {
+    return null;
+  }
+  return {
+    tenant_id: c.tenant_id as string,
+    seq: c.seq as string,
+    hash: c.hash,
+    signed_at: c.signed_at as string,
+    key_id: c.key_id as string,
+    signature: c.signature as string,
+  };
+}
+
+/**
+ * The checkpoints in a text: JSON Lines (a whole audit:export output: its record lines are skipped) or one
+ * JSON object. Throws a one-line RangeError when a line is not JSON or the text holds no checkpoint.
+ */
+export function parseCheckpoints(text: string): Checkpoint[] {
+  const found: Checkpoint[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') {
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new RangeError(`line ${i + 1} is not JSON`);
+    }
+    const checkpoint = asCheckpoint(value);
+    if (checkpoint !== null) {
+      found.push(checkpoint);
+    } else if ((value as { checkpoint?: unknown } | null)?.checkpoint !== undefined) {
+      throw new RangeError(`line ${i + 1} is not a well-formed checkpoint`);
+    }
+  });
+  if (found.length === 0) {
+    throw new RangeError('it holds no checkpoint (a line {"checkpoint": {...}} of audit:export)');
+  }
+  return found;
+}

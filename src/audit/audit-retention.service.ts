@@ -5,7 +5,8 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Transactions } from '../database/transactions';
 import { anchorSignature } from './audit-chain';
-import { AuditChain, lockHead } from './audit-chain.service';
+import { AuditChain } from './audit-chain.service';
+import { lockHead } from './audit-heads';
 import { recordColumns } from './audit-event';
 import type { AuditRow } from './audit-event';
 import { presentLog, LogDto } from './dto/log.dto';
@@ -41,6 +42,16 @@ export class AuditRetention {
       }
     }
     return total;
+  }
+
+  /** Deletes the hourly failed-authentication counts older than the retention period; how many. */
+  async deleteExpiredAuthFailures(now: Date): Promise<number> {
+    const cutoff = new Date(now.getTime() - this.config.audit.retentionDays * 86_400_000);
+    const [{ n }]: { n: number }[] = await this.dataSource.query(
+      'WITH gone AS (DELETE FROM audit_auth_failures WHERE hour < $1 RETURNING 1) SELECT count(*)::int AS n FROM gone',
+      [cutoff],
+    );
+    return n;
   }
 
   private deleteBatch(tenantId: string, cutoff: Date, batchSize: number): Promise<number> {

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { AuditChain } from './audit-chain.service';
+import { AuditCheckpoints } from './audit-checkpoints.service';
 import { AuditRetention } from './audit-retention.service';
 import { AuditService } from './audit.service';
 import { LogsController } from './logs.controller';
@@ -9,7 +10,7 @@ import { LogsService } from './logs.service';
 @Global()
 @Module({
   controllers: [LogsController],
-  providers: [AuditService, AuditChain, AuditRetention, LogsService],
-  exports: [AuditService, AuditChain, AuditRetention],
+  providers: [AuditService, AuditChain, AuditCheckpoints, AuditRetention, LogsService],
+  exports: [AuditService, AuditChain, AuditCheckpoints, AuditRetention],
 })
 export class AuditModule {}

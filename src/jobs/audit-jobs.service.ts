@@ -1,10 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AuditChain } from '../audit/audit-chain.service';
+import { AuditCheckpoints } from '../audit/audit-checkpoints.service';
 import { AuditRetention } from '../audit/audit-retention.service';
 import { Clock } from '../common/clock';
 import { JobRunner } from './job-runner';
 
-/** The audit trail's scheduled work: chaining new records, and deleting those past AUDIT_RETENTION_DAYS. */
+/**
+ * The audit trail's scheduled work: chaining new records, logging new signed checkpoints, and deleting
+ * records and failed-authentication counts past AUDIT_RETENTION_DAYS.
+ */
 @Injectable()
 export class AuditJobsService {
   private readonly logger = new Logger('AuditJobs');
@@ -14,7 +18,15 @@ export class AuditJobsService {
     private readonly retention: AuditRetention,
     private readonly clock: Clock,
     private readonly jobs: JobRunner,
+    private readonly checkpoints: AuditCheckpoints,
   ) {}
+
+  /** Logs each tenant's new signed chain head: the log output keeps checkpoints outside the database. */
+  async logCheckpoints(): Promise<void> {
+    await this.jobs.runExclusive('audit-checkpoint', async () => {
+      await this.checkpoints.logNew();
+    });
+  }
 
   async seal(): Promise<void> {
     await this.jobs.runExclusive('audit-seal', async () => {
@@ -29,6 +41,10 @@ export class AuditJobsService {
       const deleted = await this.retention.deleteExpired(this.clock.now());
       if (deleted > 0) {
         this.logger.log({ deleted }, 'audit records past retention deleted');
+      }
+      const authFailures = await this.retention.deleteExpiredAuthFailures(this.clock.now());
+      if (authFailures > 0) {
+        this.logger.log({ deleted: authFailures }, 'failed-authentication counts past retention deleted');
       }
     });
   }

@@ -22,6 +22,7 @@ import { TokensMetadataIndexNotNull1764600100000 } from './1764600100000-tokens-
 import { UnsealSplits1764700000000 } from './1764700000000-unseal-splits';
 import { ReactorRunsOwner1764700400000 } from './1764700400000-reactor-runs-owner';
 import { WebhookDeliveryLeases1764700450000 } from './1764700450000-webhook-delivery-leases';
+import { AuditHeadSignatures1764700500000 } from './1764700500000-audit-head-signatures';
 import { AuditTokenIds1764700700000 } from './1764700700000-audit-token-ids';
 
 /** Every migration, in order. Listed by class so the same list works from TypeScript (tests) and dist. */
@@ -50,5 +51,6 @@ export const MIGRATIONS = [
   UnsealSplits1764700000000,
   ReactorRunsOwner1764700400000,
   WebhookDeliveryLeases1764700450000,
+  AuditHeadSignatures1764700500000,
   AuditTokenIds1764700700000,
 ];

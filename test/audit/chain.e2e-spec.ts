@@ -1,5 +1,11 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
 import request from 'supertest';
+import { Checkpoint } from '../../src/audit/audit-chain';
 import { AuditChain } from '../../src/audit/audit-chain.service';
+import { AuditCheckpoints } from '../../src/audit/audit-checkpoints.service';
 import { AuditRetention } from '../../src/audit/audit-retention.service';
 import { auditExport } from '../../src/cli/audit-export';
 import { auditVerify } from '../../src/cli/audit-verify';
@@ -11,21 +17,44 @@ import { tokenApp } from '../support/token-factory';
 
 const onPostgres = process.env.DATABASE_URL ? it : it.skip;
 
-/** Runs a CLI command as `npm run cli` would, collecting what it writes to stdout. */
-async function cli(command: typeof auditVerify, args: string[], ctx: TestContext): Promise<string> {
+/** Runs a CLI command as `npm run cli` would: what it wrote to stdout, and what it threw. */
+async function run(
+  command: typeof auditVerify,
+  args: string[],
+  ctx: TestContext,
+): Promise<{ said: string; error: unknown }> {
   const lines: string[] = [];
   const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
     lines.push(String(chunk));
     return true;
   });
+  let error: unknown = undefined;
   try {
     // The command opens the test's own database, as `npm run cli` would with DATABASE_URL pointing at it.
     const url = (ctx.database.options as { url: string }).url;
     await command.run(args, { ...ctx.config, databaseUrl: url, databaseListenUrl: url, logLevel: 'silent' });
+  } catch (err) {
+    error = err;
   } finally {
     spy.mockRestore();
   }
-  return lines.join('');
+  return { said: lines.join(''), error };
+}
+
+/** What a CLI command wrote to stdout; it must succeed. */
+async function cli(command: typeof auditVerify, args: string[], ctx: TestContext): Promise<string> {
+  const { said, error } = await run(command, args, ctx);
+  if (error !== undefined) {
+    throw error as Error;
+  }
+  return said;
+}
+
+/** What audit:verify wrote to stdout; it must fail (exit code 1). */
+async function failingVerify(args: string[], ctx: TestContext): Promise<string> {
+  const { said, error } = await run(auditVerify, args, ctx);
+  expect(error).toBeInstanceOf(CliError);
+  return said;
 }
 
 describe('the per-tenant hash chain of audit records', () => {
@@ -197,13 +226,212 @@ describe('the per-tenant hash chain of audit records', () => {
       expect(rows.length).toBeGreaterThan(0);
       return;
     }
-    const lines = (await cli(auditExport, ['--since', '2000-01-01', '--tenant', tenant.tenantId], ctx))
+    const all = (await cli(auditExport, ['--since', '2000-01-01', '--tenant', tenant.tenantId], ctx))
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { tenant_id: string; created_at: string; hash: string | null });
+    // The last line is the tenant's checkpoint, after its records.
+    const [checkpoint] = await ctx.get(AuditCheckpoints).current(tenant.tenantId);
+    expect(all.at(-1)).toEqual({ checkpoint });
+    const lines = all.slice(0, -1);
     expect(lines.length).toBeGreaterThan(0);
     expect(new Set(lines.map((l) => l.tenant_id))).toEqual(new Set([tenant.tenantId]));
     const times = lines.map((l) => l.created_at);
     expect([...times].sort()).toEqual(times);
+  });
+
+  describe('its signed head, checkpoints kept outside the database, and a missing chain', () => {
+    /** A tenant with `n` chained token records and its checkpoint, taken as audit:export gives it. */
+    async function chained(
+      name: string,
+      n = 5,
+    ): Promise<{ tenantId: string; checkpoint: Checkpoint; app: Awaited<ReturnType<typeof tokenApp>> }> {
+      const t = await ctx.newTenant(name);
+      const app = await tokenApp(ctx, t);
+      for (let i = 0; i < n; i++) {
+        await app.api.create({ type: 'token', data: `${name}${i}` }).expect(201);
+      }
+      await ctx.get(AuditChain).sealAll();
+      const [checkpoint] = await ctx.get(AuditCheckpoints).current(t.tenantId);
+      expect(await ctx.get(AuditChain).verify(t.tenantId)).toBeNull();
+      return { tenantId: t.tenantId, checkpoint, app };
+    }
+
+    /** The attacker with database write access: drops the links (and records) past `keep`, rewinds the head. */
+    async function cutAfter(tenantId: string, keep: number): Promise<void> {
+      await ctx.dataSource.query(
+        `WITH gone AS (DELETE FROM audit_links WHERE tenant_id = $1 AND seq > $2 RETURNING record_id)
+         DELETE FROM audit_records r USING gone WHERE r.id = gone.record_id`,
+        [tenantId, keep],
+      );
+      await ctx.dataSource.query(
+        `UPDATE audit_chains c SET head_seq = l.seq, head_hash = l.hash FROM audit_links l
+         WHERE c.tenant_id = $1 AND l.tenant_id = $1 AND l.seq = $2`,
+        [tenantId, keep],
+      );
+    }
+
+    it('refuses a head rewound after the newest records were deleted, and the sealer will not extend it', async () => {
+      const { tenantId, checkpoint } = await chained('Rewound');
+      const chain = ctx.get(AuditChain);
+      await cutAfter(tenantId, 3);
+      expect(await chain.verify(tenantId)).toMatchObject({
+        seq: '3',
+        reason: 'its head is not signed by this vault: the chain was cut, rewound or replaced',
+      });
+      expect(await ctx.get(AuditCheckpoints).check(checkpoint)).toBe(
+        `the chain was cut: it ends at link 3, below the checkpoint at link ${checkpoint.seq}`,
+      );
+      // A new record for the tenant: the sealer stops rather than sign the rewound head.
+      await ctx.dataSource.query(
+        `INSERT INTO audit_records (tenant_id, id, created_at, actor_type, entity_type, operation, outcome, message)
+         VALUES ($1, gen_random_uuid(), now(), 'system', 'tenant', 'test', 'success', 'after the cut')`,
+        [tenantId],
+      );
+      await expect(chain.sealAll()).rejects.toThrow(
+        `tenant ${tenantId} (link 3) is not signed by this vault`,
+      );
+      // Clearing the signature as well does not help.
+      await ctx.dataSource.query('UPDATE audit_chains SET head_signature = NULL WHERE tenant_id = $1', [
+        tenantId,
+      ]);
+      expect(await chain.verify(tenantId)).toMatchObject({
+        reason: expect.stringContaining('its head is not signed'),
+      });
+      await ctx.dataSource.query('DELETE FROM audit_records WHERE tenant_id = $1', [tenantId]);
+      await ctx.dataSource.query('DELETE FROM audit_links WHERE tenant_id = $1', [tenantId]);
+      await ctx.dataSource.query('DELETE FROM audit_chains WHERE tenant_id = $1', [tenantId]);
+    });
+
+    it('reports a missing chain row while the tenant has chained records, links or not', async () => {
+      const { tenantId } = await chained('Rowless', 3);
+      const chain = ctx.get(AuditChain);
+      await ctx.dataSource.query('DELETE FROM audit_chains WHERE tenant_id = $1', [tenantId]);
+      expect(await chain.verifiable()).toContain(tenantId);
+      expect(await chain.verify(tenantId)).toMatchObject({
+        reason: expect.stringMatching(/^the chain is missing: \d+ chained record\(s\) but no chain row$/),
+      });
+      await ctx.dataSource.query('DELETE FROM audit_links WHERE tenant_id = $1', [tenantId]);
+      expect(await chain.verify(tenantId)).toMatchObject({
+        reason: expect.stringContaining('the chain is missing'),
+      });
+      await ctx.dataSource.query('DELETE FROM audit_records WHERE tenant_id = $1', [tenantId]);
+    });
+
+    it('against a kept checkpoint, tells a wipe of the records, links and chain row', async () => {
+      const { tenantId, checkpoint, app } = await chained('Wiped', 3);
+      const checkpoints = ctx.get(AuditCheckpoints);
+      expect(await checkpoints.check(checkpoint)).toBeNull();
+      for (const table of ['audit_records', 'audit_links', 'audit_chains']) {
+        await ctx.dataSource.query(`DELETE FROM ${table} WHERE tenant_id = $1`, [tenantId]);
+      }
+      // Without the checkpoint nothing is left to tell.
+      expect(await ctx.get(AuditChain).verify(tenantId)).toBeNull();
+      expect(await checkpoints.check(checkpoint)).toBe(
+        `the chain is missing: no chain row, though a checkpoint at link ${checkpoint.seq} was signed ${checkpoint.signed_at}`,
+      );
+      // A chain begun again from link 1 does not hold the checkpoint's link either.
+      for (let i = 0; i < 8; i++) {
+        await app.api.create({ type: 'token', data: `again${i}` }).expect(201);
+      }
+      await ctx.get(AuditChain).sealAll();
+      expect(await ctx.get(AuditChain).verify(tenantId)).toBeNull();
+      expect(await checkpoints.check(checkpoint)).toBe(
+        `link ${checkpoint.seq} differs from the checkpoint: the chain was rewritten`,
+      );
+    });
+
+    it('a checkpoint holds on an untouched chain that grew past it; a forged one is refused', async () => {
+      const { checkpoint, app } = await chained('Kept2', 4);
+      const checkpoints = ctx.get(AuditCheckpoints);
+      await app.api.create({ type: 'token', data: 'later' }).expect(201);
+      await ctx.get(AuditChain).sealAll();
+      expect(await checkpoints.check(checkpoint)).toBeNull();
+      expect(await checkpoints.check({ ...checkpoint, seq: '2' })).toBe(
+        'the checkpoint is not signed by this vault',
+      );
+      expect(await checkpoints.check({ ...checkpoint, hash: 'f'.repeat(64) })).toBe(
+        'the checkpoint is not signed by this vault',
+      );
+    });
+
+    it('signs the heads chained before the upgrade once, then takes an unsigned head for a breach', async () => {
+      const { tenantId } = await chained('Legacy', 2);
+      const chain = ctx.get(AuditChain);
+      await ctx.dataSource.query(
+        'UPDATE audit_chains SET head_signature = NULL, head_signed_at = NULL, head_key_id = NULL WHERE tenant_id = $1',
+        [tenantId],
+      );
+      expect(await chain.verify(tenantId)).toMatchObject({
+        reason: expect.stringContaining('is not signed'),
+      });
+      await ctx.dataSource.query('UPDATE audit_seal_state SET unsigned_heads = true');
+      await chain.sealAll();
+      expect(await chain.verify(tenantId)).toBeNull();
+      const [{ unsigned }]: { unsigned: boolean }[] = await ctx.dataSource.query(
+        'SELECT unsigned_heads AS unsigned FROM audit_seal_state',
+      );
+      expect(unsigned).toBe(false);
+    });
+
+    it('logs each new signed head once, at info level', async () => {
+      const { tenantId, checkpoint } = await chained('Logged', 1);
+      const checkpoints = ctx.get(AuditCheckpoints);
+      // Spied rather than read from ctx.logs: a CLI command run before in this process replaces Nest's logger.
+      const log = jest.spyOn(Logger.prototype, 'log');
+      try {
+        await checkpoints.logNew();
+        const mine = (): unknown[][] =>
+          log.mock.calls.filter(
+            ([m]) => (m as { checkpoint?: Checkpoint }).checkpoint?.tenant_id === tenantId,
+          );
+        expect(mine()).toEqual([[{ checkpoint }, 'audit checkpoint']]);
+        await checkpoints.logNew();
+        expect(mine()).toHaveLength(1);
+      } finally {
+        log.mockRestore();
+      }
+    });
+
+    onPostgres(
+      'audit:verify fails with one line per attack, and passes with a checkpoint from audit:export',
+      async () => {
+        const good = await chained('Exported', 3);
+        const dir = mkdtempSync(join(tmpdir(), 'tv-checkpoint-'));
+        const exported = join(dir, 'export.jsonl');
+        writeFileSync(
+          exported,
+          await cli(auditExport, ['--since', '2000-01-01', '--tenant', good.tenantId], ctx),
+        );
+        const verified = await cli(auditVerify, ['--tenant', good.tenantId, '--checkpoint', exported], ctx);
+        expect(verified).toContain(`tenant ${good.tenantId}: ok`);
+
+        const rewound = await chained('RewoundCli');
+        await cutAfter(rewound.tenantId, 2);
+        const rowless = await chained('RowlessCli', 2);
+        await ctx.dataSource.query('DELETE FROM audit_chains WHERE tenant_id = $1', [rowless.tenantId]);
+        const wiped = await chained('WipedCli', 2);
+        for (const table of ['audit_records', 'audit_links', 'audit_chains']) {
+          await ctx.dataSource.query(`DELETE FROM ${table} WHERE tenant_id = $1`, [wiped.tenantId]);
+        }
+        const said = await failingVerify(
+          ['--checkpoint', JSON.stringify({ checkpoint: wiped.checkpoint })],
+          ctx,
+        );
+        expect(said).toContain(
+          `tenant ${rewound.tenantId}: BROKEN at link 2: its head is not signed by this vault: the chain was cut, rewound or replaced`,
+        );
+        expect(said).toContain(`tenant ${rowless.tenantId}: BROKEN at link ?: the chain is missing`);
+        expect(said).toContain(
+          `tenant ${wiped.tenantId}: BROKEN against the checkpoint at link ${wiped.checkpoint.seq}: the chain is missing`,
+        );
+        expect(said).toContain(`tenant ${good.tenantId}: ok`);
+        for (const t of [rewound, rowless]) {
+          for (const table of ['audit_records', 'audit_links', 'audit_chains']) {
+            await ctx.dataSource.query(`DELETE FROM ${table} WHERE tenant_id = $1`, [t.tenantId]);
+          }
+        }
+      },
+    );
   });
 });

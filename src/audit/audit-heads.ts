@@ -1,0 +1,78 @@
+import type { KeyObject } from 'node:crypto';
+import { EntityManager } from 'typeorm';
+import { headSignature } from './audit-chain';
+
+/** A tenant's `audit_chains` row: where its chain ends (the signed head) and starts (the signed anchor). */
+export interface ChainHead {
+  tenant_id: string;
+  head_seq: string;
+  head_hash: string | null;
+  anchor_seq: string;
+  anchor_hash: string | null;
+  anchor_key_id: string | null;
+  anchor_signature: string | null;
+  /** The head's signature (HMAC with the chain key) and what it covers besides seq and hash. */
+  head_signed_at: string | null;
+  head_key_id: string | null;
+  head_signature: string | null;
+}
+
+export type SignedHead = Pick<
+  ChainHead,
+  'tenant_id' | 'head_seq' | 'head_hash' | 'head_signed_at' | 'head_key_id' | 'head_signature'
+>;
+
+/** The head that says the chain now ends at `seq` with `hash`, signed at `now` with the tenant's chain key. */
+export function signHead(
+  tenantId: string,
+  seq: string,
+  hash: string | null,
+  chain: { keyId: string; key: KeyObject },
+  now: Date,
+): SignedHead {
+  const signedAt = now.toISOString();
+  return {
+    tenant_id: tenantId,
+    head_seq: seq,
+    head_hash: hash,
+    head_signed_at: signedAt,
+    head_key_id: chain.keyId,
+    head_signature: headSignature(chain.key, { tenant_id: tenantId, seq, hash, signed_at: signedAt }),
+  };
+}
+
+/** Moves the heads (seq, hash and their signature). */
+export async function updateHeads(m: EntityManager, heads: SignedHead[]): Promise<void> {
+  await m.query(
+    `UPDATE audit_chains c SET head_seq = u.seq, head_hash = u.hash, head_signed_at = u.signed_at,
+       head_key_id = u.key_id, head_signature = u.signature
+     FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[])
+       AS u(tenant_id, seq, hash, signed_at, key_id, signature)
+     WHERE c.tenant_id = u.tenant_id`,
+    [
+      heads.map((h) => h.tenant_id),
+      heads.map((h) => h.head_seq),
+      heads.map((h) => h.head_hash),
+      heads.map((h) => h.head_signed_at),
+      heads.map((h) => h.head_key_id),
+      heads.map((h) => h.head_signature),
+    ],
+  );
+}
+
+/** The tenants' chain rows, created when missing, locked (in tenant order) until the transaction ends. */
+export async function lockHeads(m: EntityManager, tenantIds: string[]): Promise<ChainHead[]> {
+  await m.query(
+    'INSERT INTO audit_chains (tenant_id) SELECT unnest($1::uuid[]) ORDER BY 1 ON CONFLICT (tenant_id) DO NOTHING',
+    [tenantIds],
+  );
+  return m.query(
+    'SELECT * FROM audit_chains WHERE tenant_id = ANY($1::uuid[]) ORDER BY tenant_id FOR UPDATE',
+    [tenantIds],
+  );
+}
+
+/** The tenant's chain row, created when missing, locked until the transaction ends. */
+export async function lockHead(m: EntityManager, tenantId: string): Promise<ChainHead> {
+  return (await lockHeads(m, [tenantId]))[0];
+}
