@@ -18,6 +18,11 @@ export interface RateLimitConfig {
   invitationAccept: LimitPolicy;
   /** POST /unseal and /unseal/reset per client address: key holders need a few, a guesser is slowed. */
   unseal: LimitPolicy;
+  /**
+   * /health/ready requests per client address, counted per replica: well above the one probe a second an
+   * orchestrator sends (default 300 in 10 s, 30 a second), so probes are never refused.
+   */
+  health: LimitPolicy;
   /** Shared counters in Redis when set; otherwise in PostgreSQL (one process on the embedded database). */
   redisUrl: string | null;
   /** Prefix of every counter's key (Redis keys, PostgreSQL rows): replicas that share limits share it. */
@@ -57,6 +62,7 @@ export function loadRateLimitConfig(env: Env): RateLimitConfig {
     proxyAddress: policy(env, 'RATE_LIMIT_PROXY_ADDRESS', { points: 50, seconds: 10 }),
     invitationAccept: policy(env, 'RATE_LIMIT_INVITATION_ACCEPT', { points: 20, seconds: 60 }),
     unseal: policy(env, 'RATE_LIMIT_UNSEAL', { points: 20, seconds: 60 }),
+    health: policy(env, 'RATE_LIMIT_HEALTH', { points: 300, seconds: 10 }),
     redisUrl: redisUrl === '' ? null : redisUrl,
     keyPrefix,
   };

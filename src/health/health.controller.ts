@@ -1,6 +1,13 @@
-import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, UseGuards } from '@nestjs/common';
+import {
+  ApiOkResponse,
+  ApiOperation,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+} from '@nestjs/swagger';
 import { Public } from '../access/decorators';
+import { HealthRateLimit } from './health-rate-limit';
 import { HealthService, Readiness } from './health.service';
 
 @ApiTags('Health')
@@ -29,13 +36,15 @@ export class HealthController {
   }
 
   @Get('ready')
+  @UseGuards(HealthRateLimit)
   @ApiOperation({
     summary: 'Readiness probe',
     description:
-      'The database answers, migrations are applied, first-run setup is done, the master keys are loaded and the sandbox is up: 200 listing them, or 503 naming the failing parts in `errors`. `notifications` is `degraded` (with the reason under `degraded`, still 200) while change notifications from other replicas cannot be relied on, for example behind a pooler in transaction mode: cached keys then live at most 1 s. No key needed.',
+      'The database answers, migrations are applied, first-run setup is done, the master keys are loaded and the sandbox is up: 200 listing them, or 503 naming the failing parts in `errors`. `notifications` is `degraded` (with the reason under `degraded`, still 200) while change notifications from other replicas cannot be relied on, for example behind a pooler in transaction mode: cached keys then live at most 1 s. The master-key check is reused for 5 s. No key needed; limited per client address (RATE_LIMIT_HEALTH, 300 in 10 s by default).',
   })
   @ApiOkResponse({ description: 'Every part works; `checks` lists them.' })
   @ApiServiceUnavailableResponse({ description: 'A part does not work; `errors` names it and why.' })
+  @ApiTooManyRequestsResponse({ description: 'Too many readiness requests from this address.' })
   ready(): Promise<Readiness> {
     return this.health.ready();
   }

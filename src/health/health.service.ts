@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../common/api-error';
+import { Clock } from '../common/clock';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../common/database-unavailable';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { MasterKeyProvider } from '../crypto/master-key-provider';
@@ -28,6 +29,16 @@ export interface Readiness {
 }
 
 /** What /health/ready says about the change feed when it cannot promise prompt invalidation. */
+/** How long /health/ready reuses its master-key check: a probe a second costs one key operation in five. */
+const KEY_CHECK_TTL_MS = 5000;
+
+/** The last master-key check: its outcome (null: the keys work), for this keyring, until `until`. */
+interface KeyCheck {
+  keyring: unknown;
+  failure: NotReady | null;
+  until: number;
+}
+
 const FEED_DEGRADED: Partial<Record<FeedState, string>> = {
   unverified: 'checking that change notifications arrive; cached keys live at most 1 s meanwhile',
   silent:
@@ -46,6 +57,7 @@ export class HealthService implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Health');
   private stopping = false;
   private keysProblem: string | null = null;
+  private keyCheck: KeyCheck | null = null;
   /** Between listening and the end of first-run setup (main.ts): the bootstrap key may not work yet. */
   private settingUp = false;
   /** Run in parallel on every /health/ready, each within the database connect timeout. */
@@ -57,6 +69,7 @@ export class HealthService implements BeforeApplicationShutdown {
     keys: TenantKeysService,
     sandbox: SandboxProvider,
     feed: ChangeFeed,
+    private readonly clock: Clock,
   ) {
     this.checks = [
       { name: 'database', run: () => database.check() },
@@ -77,17 +90,15 @@ export class HealthService implements BeforeApplicationShutdown {
               'sealed: the master keys are not loaded until enough shares are given (cli unseal)',
             );
           }
-          await assertKeyringWorks(keys.masterKeyring);
-          const problem = await keys.masterKeysProblem();
-          // The route is public: the key ids and the remedy go to the log (once per change), not the answer.
-          if (problem !== this.keysProblem && problem !== null) {
-            this.logger.error(`Master keys: ${problem}`);
-          }
-          this.keysProblem = problem;
-          if (problem !== null) {
-            throw new NotReady(
-              'the configured master keys do not open every tenant key (see the service log)',
-            );
+          // Master-key operations (an HSM round trip each) at most once per KEY_CHECK_TTL_MS per keyring.
+          const now = this.clock.now().getTime();
+          const cached = this.keyCheck;
+          const check =
+            cached !== null && cached.keyring === keys.masterKeyring && cached.until > now
+              ? cached
+              : await this.checkKeys(keys, now);
+          if (check.failure !== null) {
+            throw check.failure;
           }
         },
       },
@@ -103,6 +114,33 @@ export class HealthService implements BeforeApplicationShutdown {
       // short cache lifetime keeps revocation within a second.
       { name: 'notifications', run: () => FEED_DEGRADED[feed.state] },
     ];
+  }
+
+  /** Opens a key with the master keys and every tenant key's master key; remembered for KEY_CHECK_TTL_MS. */
+  private async checkKeys(keys: TenantKeysService, now: number): Promise<KeyCheck> {
+    const keyring = keys.masterKeyring;
+    let failure: NotReady | null = null;
+    try {
+      await assertKeyringWorks(keyring);
+      const problem = await keys.masterKeysProblem();
+      // The route is public: the key ids and the remedy go to the log (once per change), not the answer.
+      if (problem !== this.keysProblem && problem !== null) {
+        this.logger.error(`Master keys: ${problem}`);
+      }
+      this.keysProblem = problem;
+      if (problem !== null) {
+        failure = new NotReady(
+          'the configured master keys do not open every tenant key (see the service log)',
+        );
+      }
+    } catch (err) {
+      if (!(err instanceof NotReady)) {
+        throw err;
+      }
+      failure = err;
+    }
+    this.keyCheck = { keyring, failure, until: now + KEY_CHECK_TTL_MS };
+    return this.keyCheck;
   }
 
   /** Readiness answers 503 (`setup`) until the returned `done()`; main.ts calls it before listening. */

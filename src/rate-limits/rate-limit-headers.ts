@@ -33,6 +33,7 @@ const WHO: Record<string, string> = {
   'invitation-accept': 'invitation pages from this address',
   unseal: 'unseal requests from this address',
   'dedup-writes': 'deduplicating writes of this application',
+  health: 'readiness probes from this address',
 };
 
 /** The 429 for the first exceeded limit: the common error body, Retry-After and the RateLimit fields. */

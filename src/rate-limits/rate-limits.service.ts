@@ -42,6 +42,8 @@ export class RateLimits implements OnModuleInit, OnApplicationShutdown {
   readonly invitationAccept: Limit;
   /** Unseal shares per address, in the shared store: the bound holds across replicas. */
   readonly unseal: Limit;
+  /** /health/ready per address, in this replica's memory: probes cost no store round trip. */
+  readonly health: Limit;
   readonly dedupWrites: Limit;
   /** DEDUP_WRITES_PER_MINUTE=0: deduplicating writes are not limited. */
   readonly dedupUnlimited: boolean;
@@ -65,6 +67,12 @@ export class RateLimits implements OnModuleInit, OnApplicationShutdown {
     this.proxyAddress = limit('proxy-address', limits.proxyAddress);
     this.invitationAccept = limit('invitation-accept', limits.invitationAccept);
     this.unseal = limit('unseal', limits.unseal);
+    this.health = new Limit(
+      'health',
+      limits.health,
+      storeLimiter({ kind: 'memory' }, 'health', limits.health),
+      () => undefined,
+    );
     // 0 (unlimited) keeps the old meaning; the library needs at least one point.
     this.dedupWrites = limit('dedup-writes', {
       points: Math.max(1, config.dedupWritesPerMinute),

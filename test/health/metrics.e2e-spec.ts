@@ -71,6 +71,25 @@ describe('GET /metrics', () => {
     }
   });
 
+  it('answers every other method the same 404 while hidden, and 405 only to the token holder (issue 37)', async () => {
+    for (const method of ['post', 'put', 'patch', 'delete'] as const) {
+      const missing = await ctx.http[method]('/no-such-path');
+      for (const res of [
+        await ctx.http[method]('/metrics'),
+        await ctx.http[method]('/metrics').set('BT-API-KEY', tenant.key).send({}),
+      ]) {
+        expectProblem(res, 404);
+        expect(res.body).toEqual(missing.body);
+        expect(res.headers.allow).toBeUndefined();
+      }
+      const operator = await ctx.http[method]('/metrics').set('Authorization', bearer(TOKEN));
+      expectProblem(operator, 405);
+      expect(operator.headers.allow).toBe('GET, HEAD');
+    }
+    expect((await ctx.http.head('/metrics')).status).toBe(404);
+    expect((await ctx.http.head('/metrics').set('Authorization', bearer(TOKEN))).status).toBe(200);
+  });
+
   it('without METRICS_TOKEN or METRICS_PORT is served to nobody (a management key included)', async () => {
     const closed = await TestContext.create();
     try {
