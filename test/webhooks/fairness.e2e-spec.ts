@@ -2,7 +2,10 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import type { ServerResponse } from 'node:http';
 import { MAX_WEBHOOKS_PER_TENANT } from '../../src/webhooks/webhooks.service';
 import { DELIVERY_TIMEOUT_MS, WebhookSender } from '../../src/webhooks/webhook-sender';
-import { TEST_HOST } from '../support/outbound';
+import { createApp, VaultApp } from '../../src/app';
+import { OUTBOUND_RESOLVER } from '../../src/outbound';
+import { overridingFactory } from '../support/overrides';
+import { staticResolver, TEST_HOST } from '../support/outbound';
 import { proxyFixture, ProxyFixture } from '../support/proxy-fixture';
 import type { TestHttpsServer } from '../support/https-test-server';
 import type { TestTenant } from '../support/test-app';
@@ -97,6 +100,39 @@ describe('webhook delivery fairness between tenants', () => {
     expect(rows).toHaveLength(MAX_WEBHOOKS_PER_TENANT);
     expect(rows.every((r) => r.status === 'pending' && r.last_error !== null)).toBe(true);
     expect(silent.mostHeld).toBeLessThanOrEqual(fx.ctx.config.webhookTenantConcurrency);
+  });
+
+  it('holds a tenant to its share of deliveries in flight over two senders', async () => {
+    const cap = fx.ctx.config.webhookTenantConcurrency;
+    const silent = await silentReceiver(fx);
+    const tenant = await fx.ctx.newTenant('Greedy');
+    for (let i = 0; i < cap * 2 + 2; i++) {
+      await createWebhook(fx.ctx, tenant, silent.url, ['token.created']);
+    }
+    await createToken(tenant);
+    let other: VaultApp | null = null;
+    if (process.env.DATABASE_URL) {
+      other = await createApp(fx.ctx.config, {
+        database: fx.ctx.database,
+        docs: false,
+        nestFactory: overridingFactory([
+          { provide: OUTBOUND_RESOLVER, useValue: staticResolver({ [TEST_HOST]: '127.0.0.1' }) },
+        ]),
+      });
+    }
+    // On PostgreSQL a second replica; the embedded database belongs to one process, so two looks of one.
+    const second = other?.app.get(WebhookSender) ?? sender();
+    const looks = [sender().deliverDue(), second.deliverDue()];
+    try {
+      await until('the share to be taken', () => silent.holding >= cap, 10_000);
+      // Both senders claim again at least once meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(silent.mostHeld).toBe(cap);
+    } finally {
+      silent.release();
+      await Promise.all(looks);
+      await other?.close();
+    }
   });
 
   it('gives up an attempt after DELIVERY_TIMEOUT_MS, whether the TLS handshake or the answer never comes', async () => {
