@@ -53,7 +53,7 @@ const applications = {
 
 /** Limits that never refuse: the limits have their own tests (test/rate-limits). */
 const limits = {
-  refuseFloodingAddress: () => undefined,
+  addressBlocked: () => false,
   countUnauthenticated: () => Promise.resolve(),
   admit: () => Promise.resolve(),
 } as unknown as RateLimits;

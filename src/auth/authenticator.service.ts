@@ -4,9 +4,16 @@ import type { Permission } from '../access/permissions';
 import type { Principal } from '../access/principal';
 import { ApplicationsService } from '../applications/applications.service';
 import { ApiError } from '../common/api-error';
+import { PerReplicaCache } from '../common/per-replica-cache';
+import { hashSecret } from '../crypto/secrets';
 import { RateLimits } from '../rate-limits/rate-limits.service';
 
 export const API_KEY_HEADER = 'bt-api-key';
+
+/** As long as a valid key stays cached (ApplicationCache): a key created meanwhile waits no longer. */
+const UNKNOWN_KEY_TTL_MS = 10_000;
+const UNKNOWN_KEY_ENTRIES = 10_000;
+const UNKNOWN = {};
 
 /**
  * The one way a request's caller is established: its BT-API-KEY, a known application, and the permissions
@@ -16,7 +23,8 @@ export const API_KEY_HEADER = 'bt-api-key';
  * caller counts against its application and tenant only (RateLimit headers on the answer). A key is looked
  * up even from an address over the anonymous limit: bad keys or anonymous calls from one address (a
  * backend's proxy calls, say) must not lock that address's valid keys out. An unknown key from there is
- * answered 429, like any anonymous request past the limit.
+ * answered 429, like any anonymous request past the limit, and the same unknown key sent again from there
+ * (a client stuck on a revoked key) is refused from memory, without another database lookup.
  */
 @Injectable()
 export class Authenticator {
@@ -25,13 +33,16 @@ export class Authenticator {
     private readonly limits: RateLimits,
   ) {}
 
+  /** Key hashes found unknown lately (per replica); consulted only for addresses over the anonymous limit. */
+  private readonly unknownKeys = new PerReplicaCache<object>(UNKNOWN_KEY_TTL_MS, UNKNOWN_KEY_ENTRIES);
+
   async authenticate(req: Request, res: Response, required: readonly Permission[] = []): Promise<Principal> {
     const key = req.headers[API_KEY_HEADER];
     if (typeof key !== 'string' || key === '') {
       await this.limits.countUnauthenticated(req);
       throw ApiError.unauthorized();
     }
-    const principal = await this.applications.authenticate(key);
+    const principal = await this.lookUp(req, key);
     if (principal === null) {
       await this.limits.countUnauthenticated(req);
       throw ApiError.unauthorized('The BT-API-KEY is not valid.');
@@ -42,6 +53,18 @@ export class Authenticator {
     const missing = required.filter((p) => !principal.permissions.has(p));
     if (missing.length > 0) {
       throw ApiError.forbidden(`The application lacks the permission ${missing.join(', ')}.`);
+    }
+    return principal;
+  }
+
+  private async lookUp(req: Request, key: string): Promise<Principal | null> {
+    const hash = hashSecret(key);
+    if (this.unknownKeys.get(hash) !== undefined && this.limits.addressBlocked(req)) {
+      return null;
+    }
+    const principal = await this.applications.authenticate(key);
+    if (principal === null) {
+      this.unknownKeys.set(hash, UNKNOWN);
     }
     return principal;
   }

@@ -118,6 +118,11 @@ export class RateLimits implements OnModuleInit, OnApplicationShutdown {
     return addressKey(this.proxies.clientOf(req));
   }
 
+  /** From memory only: whether this address is known to be over the unauthenticated limit. */
+  addressBlocked(req: Request): boolean {
+    return this.unauthenticated.blockedMs(this.clientOf(req)) > 0;
+  }
+
   /** Before any key lookup, from memory only: 429 while this address is over the unauthenticated limit. */
   refuseFloodingAddress(req: Request): void {
     const blocked = this.unauthenticated.blockedMs(this.clientOf(req));

@@ -1,3 +1,4 @@
+import { ApplicationsService } from '../../src/applications/applications.service';
 import { createProxy, ProxyFixture, proxyFixture } from '../support/proxy-fixture';
 import { TestContext, TestTenant } from '../support/test-app';
 
@@ -32,6 +33,21 @@ describe('an address over the anonymous limit by bad keys', () => {
     expect((await ctx.http.get('/tokens').set('BT-API-KEY', 'key_other')).status).toBe(429);
     expect((await ctx.http.get('/tokens')).status).toBe(429);
     expect((await ctx.http.get('/applications').set('BT-API-KEY', tenant.key)).status).toBe(200);
+  });
+
+  it('refuses a repeated unknown key from there without another lookup; a valid key is still looked up', async () => {
+    const lookups = jest.spyOn(ctx.get(ApplicationsService), 'authenticate');
+    try {
+      for (let i = 0; i < 5; i += 1) {
+        expect((await ctx.http.get('/tokens').set('BT-API-KEY', 'key_revoked')).status).toBe(429);
+      }
+      expect(lookups).toHaveBeenCalledTimes(1);
+      const app = await ctx.newApplication(tenant, 'private', ['token:read']);
+      expect((await ctx.http.get('/tokens').set('BT-API-KEY', app.key)).status).toBe(200);
+      expect(lookups).toHaveBeenCalledTimes(2);
+    } finally {
+      lookups.mockRestore();
+    }
   });
 });
 
