@@ -42,7 +42,10 @@ export const keysRetireMaster: Command = {
           'retire-master',
           `Master key ${id} destroyed in the HSM (operator CLI)`,
         );
-        out(`Master key ${id} wraps no tenant key and was deleted from the HSM.`);
+        out(
+          `Master key ${id} wraps no tenant key and was deleted from the HSM: remove "${id}" from ` +
+            'VAULT_PKCS11_KEY_LABELS before the next restart (a listed label the token lacks stops the boot).',
+        );
         return;
       }
       out(`Master key ${id} wraps no tenant key: remove it from the settings.`);

@@ -105,15 +105,31 @@ export class Pkcs11KeyProvider implements MasterKeyProvider {
     return this.keyIds[0];
   }
 
-  /** Throws KeyProviderError naming the first configured label the token does not hold. */
+  /**
+   * Throws KeyProviderError naming the first configured label the token does not hold: --generate creates
+   * only the active (first) key; an older one missing was most likely deleted by keys:retire-master --destroy.
+   */
   assertKeysPresent(): void {
     const missing = this.keyIds.find((label) => !this.#keys.has(label));
     if (missing !== undefined) {
       throw new KeyProviderError(
         `PKCS#11 token "${this.config.tokenLabel}" holds no AES key labelled "${missing}" (VAULT_PKCS11_KEY_LABELS); ` +
-          'create it with `npm run cli -- keys:rotate-master --generate`',
+          (missing === this.activeKeyId
+            ? 'create it with `npm run cli -- keys:rotate-master --generate`'
+            : `if it was retired (keys:retire-master --destroy), remove "${missing}" from VAULT_PKCS11_KEY_LABELS and restart`),
       );
     }
+  }
+
+  /** Labels of the configured keys that can leave the token (CKA_EXTRACTABLE true, or CKA_SENSITIVE false). */
+  exportableKeys(): string[] {
+    return [...this.#keys].flatMap(([label, { handle }]) => {
+      const [extractable, sensitive] = this.#module.C_GetAttributeValue(this.#session, handle, [
+        { type: binding().CKA_EXTRACTABLE },
+        { type: binding().CKA_SENSITIVE },
+      ]);
+      return flag(extractable.value) || !flag(sensitive.value) ? [label] : [];
+    });
   }
 
   has(id: string): boolean {
@@ -280,6 +296,11 @@ function gcm(nonce: Buffer, context: string): Pkcs11.Mechanism {
     tagBits: TAG_BYTES * 8,
   };
   return { mechanism: binding().CKM_AES_GCM, parameter };
+}
+
+/** A CK_BBOOL attribute as read back (one byte; missing reads as false). */
+function flag(value: unknown): boolean {
+  return Buffer.isBuffer(value) ? value.length > 0 && value[0] !== 0 : value === true;
 }
 
 function parse(wrapped: string): Buffer {

@@ -4,7 +4,12 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pkcs11Config } from '../../src/config/key-custody-config';
-import { Pkcs11KeyProvider } from '../../src/crypto/pkcs11-key-provider';
+import type * as Pkcs11 from 'pkcs11js';
+import {
+  acquirePkcs11Module,
+  Pkcs11KeyProvider,
+  releasePkcs11Module,
+} from '../../src/crypto/pkcs11-key-provider';
 
 export const SOFTHSM_LIBRARY = [
   '/usr/lib/softhsm/libsofthsm2.so',
@@ -102,6 +107,45 @@ export class SoftHsm {
       }
     } finally {
       provider.close();
+    }
+  }
+
+  /** An AES key the token lets out (CKA_EXTRACTABLE true), as a vendor tool with careless options makes one. */
+  generateExportable(label: string): void {
+    // Loaded here: this file is imported where the optional binding may be missing (the tests then skip).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const pkcs11js = require('pkcs11js') as typeof Pkcs11;
+    const module = acquirePkcs11Module(this.library);
+    try {
+      const slot = module
+        .C_GetSlotList(true)
+        .find((s) => module.C_GetTokenInfo(s).label.trim() === this.tokenLabel);
+      const session = module.C_OpenSession(slot!, pkcs11js.CKF_SERIAL_SESSION | pkcs11js.CKF_RW_SESSION);
+      try {
+        try {
+          module.C_Login(session, pkcs11js.CKU_USER, this.pin);
+        } catch (err) {
+          if ((err as Pkcs11.Pkcs11Error).code !== pkcs11js.CKR_USER_ALREADY_LOGGED_IN) {
+            throw err;
+          }
+        }
+        module.C_GenerateKey(session, { mechanism: pkcs11js.CKM_AES_KEY_GEN }, [
+          { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_SECRET_KEY },
+          { type: pkcs11js.CKA_KEY_TYPE, value: pkcs11js.CKK_AES },
+          { type: pkcs11js.CKA_VALUE_LEN, value: 32 },
+          { type: pkcs11js.CKA_LABEL, value: label },
+          { type: pkcs11js.CKA_TOKEN, value: true },
+          { type: pkcs11js.CKA_PRIVATE, value: true },
+          { type: pkcs11js.CKA_SENSITIVE, value: true },
+          { type: pkcs11js.CKA_EXTRACTABLE, value: true },
+          { type: pkcs11js.CKA_ENCRYPT, value: true },
+          { type: pkcs11js.CKA_DECRYPT, value: true },
+        ]);
+      } finally {
+        module.C_CloseSession(session);
+      }
+    } finally {
+      releasePkcs11Module(this.library);
     }
   }
 
