@@ -1,5 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { createApp } from '../../src/app';
+import { OUTBOUND_RESOLVER } from '../../src/outbound';
+import { WebhookSender } from '../../src/webhooks/webhook-sender';
+import { staticResolver, TEST_HOST } from './outbound';
+import { overridingFactory } from './overrides';
 import type { TestContext, TestTenant } from './test-app';
 import type { ProxyFixture } from './proxy-fixture';
 import type { TestHttpsServer } from './https-test-server';
@@ -73,4 +78,24 @@ export async function deliveryRows(
       WHERE tenant_id = $1 ORDER BY created_at, event_type`,
     [tenantId],
   );
+}
+
+/**
+ * Another sender for the fixture's database: on PostgreSQL a second replica (closed by `close`); the embedded
+ * database belongs to one process, so there the fixture's own sender (two looks of one).
+ */
+export async function secondSender(
+  fx: ProxyFixture,
+): Promise<{ sender: WebhookSender; close(): Promise<void> }> {
+  if (!process.env.DATABASE_URL) {
+    return { sender: fx.ctx.get(WebhookSender), close: () => Promise.resolve() };
+  }
+  const other = await createApp(fx.ctx.config, {
+    database: fx.ctx.database,
+    docs: false,
+    nestFactory: overridingFactory([
+      { provide: OUTBOUND_RESOLVER, useValue: staticResolver({ [TEST_HOST]: '127.0.0.1' }) },
+    ]),
+  });
+  return { sender: other.app.get(WebhookSender), close: () => other.close() };
 }

@@ -1,18 +1,20 @@
 import type { ServerResponse } from 'node:http';
-import { createApp, VaultApp } from '../../src/app';
 import { MetricsService } from '../../src/metrics/metrics.service';
 import { Clock } from '../../src/common/clock';
-import { OUTBOUND_RESOLVER } from '../../src/outbound';
 import { DISABLE_AFTER_FAILURES, WebhookSender } from '../../src/webhooks/webhook-sender';
-import { staticResolver, TEST_HOST } from '../support/outbound';
 import { recordsOf } from '../support/audit';
 import { decodeQuotedPrintable, smtpEnv, startSmtpServer, TestSmtpServer } from '../support/mail';
-import { overridingFactory } from '../support/overrides';
 import { proxyFixture, ProxyFixture } from '../support/proxy-fixture';
 import type { TestTenant } from '../support/test-app';
 import { TestClock } from '../support/test-clock';
 import { tokenApp } from '../support/token-factory';
-import { createWebhook, deliveryRows, webhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
+import {
+  createWebhook,
+  deliveryRows,
+  secondSender,
+  webhookReceiver,
+  WebhookReceiver,
+} from '../support/webhook-receiver';
 
 /** Issue 15 item 6: at least once across a restart, exactly once across replicas, retries, disabling. */
 describe('webhook deliveries', () => {
@@ -185,27 +187,16 @@ describe('webhook deliveries', () => {
   it('two senders looking at once deliver every event exactly once', async () => {
     const { tenant, create } = await tenantWithHook('Twice');
     await create(45);
-    let other: VaultApp | null = null;
-    if (process.env.DATABASE_URL) {
-      other = await createApp(fx.ctx.config, {
-        database: fx.ctx.database,
-        docs: false,
-        nestFactory: overridingFactory([
-          { provide: OUTBOUND_RESOLVER, useValue: staticResolver({ [TEST_HOST]: '127.0.0.1' }) },
-        ]),
-      });
-    }
+    const second = await secondSender(fx);
     try {
-      // On PostgreSQL a second replica; the embedded database belongs to one process, so two looks of one.
-      const second = other?.app.get(WebhookSender) ?? sender();
       const attempted = await Promise.all([
         sender().deliverDue(),
-        second.deliverDue(),
+        second.sender.deliverDue(),
         sender().deliverDue(),
       ]);
       expect(attempted.reduce((a, b) => a + b, 0)).toBe(45);
     } finally {
-      await other?.close();
+      await second.close();
     }
     const ids = receiver.received.map((d) => d.headers['x-webhook-id']);
     expect(ids).toHaveLength(45);

@@ -2,15 +2,18 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import type { ServerResponse } from 'node:http';
 import { MAX_WEBHOOKS_PER_TENANT } from '../../src/webhooks/webhooks.service';
 import { DELIVERY_TIMEOUT_MS, WebhookSender } from '../../src/webhooks/webhook-sender';
-import { createApp, VaultApp } from '../../src/app';
-import { OUTBOUND_RESOLVER } from '../../src/outbound';
-import { overridingFactory } from '../support/overrides';
-import { staticResolver, TEST_HOST } from '../support/outbound';
+import { TEST_HOST } from '../support/outbound';
 import { proxyFixture, ProxyFixture } from '../support/proxy-fixture';
 import type { TestHttpsServer } from '../support/https-test-server';
 import type { TestTenant } from '../support/test-app';
 import { tokenApp } from '../support/token-factory';
-import { createWebhook, deliveryRows, webhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
+import {
+  createWebhook,
+  deliveryRows,
+  secondSender,
+  webhookReceiver,
+  WebhookReceiver,
+} from '../support/webhook-receiver';
 
 /** An HTTPS receiver that takes each request and never answers; counts the requests it holds at once. */
 interface SilentReceiver {
@@ -110,19 +113,8 @@ describe('webhook delivery fairness between tenants', () => {
       await createWebhook(fx.ctx, tenant, silent.url, ['token.created']);
     }
     await createToken(tenant);
-    let other: VaultApp | null = null;
-    if (process.env.DATABASE_URL) {
-      other = await createApp(fx.ctx.config, {
-        database: fx.ctx.database,
-        docs: false,
-        nestFactory: overridingFactory([
-          { provide: OUTBOUND_RESOLVER, useValue: staticResolver({ [TEST_HOST]: '127.0.0.1' }) },
-        ]),
-      });
-    }
-    // On PostgreSQL a second replica; the embedded database belongs to one process, so two looks of one.
-    const second = other?.app.get(WebhookSender) ?? sender();
-    const looks = [sender().deliverDue(), second.deliverDue()];
+    const second = await secondSender(fx);
+    const looks = [sender().deliverDue(), second.sender.deliverDue()];
     try {
       await until('the share to be taken', () => silent.holding >= cap, 10_000);
       // Both senders claim again at least once meanwhile.
@@ -131,7 +123,7 @@ describe('webhook delivery fairness between tenants', () => {
     } finally {
       silent.release();
       await Promise.all(looks);
-      await other?.close();
+      await second.close();
     }
   });
 
