@@ -1,6 +1,4 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import type { Request } from 'express';
-import { RateLimits } from '../../rate-limits/rate-limits.service';
+import { AddressRateLimit } from '../../rate-limits/address-rate-limit';
 
 /**
  * Per-client limit on the public acceptance routes (RATE_LIMIT_INVITATION_ACCEPT, 20 a minute), so
@@ -8,13 +6,4 @@ import { RateLimits } from '../../rate-limits/rate-limits.service';
  * trusted proxy (TRUST_PROXY) the address X-Forwarded-For names. Counted in the shared store, so the
  * bound holds across replicas.
  */
-@Injectable()
-export class AcceptRateLimit implements CanActivate {
-  constructor(private readonly limits: RateLimits) {}
-
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const req = context.switchToHttp().getRequest<Request>();
-    await this.limits.take(this.limits.invitationAccept, this.limits.clientOf(req), req);
-    return true;
-  }
-}
+export const AcceptRateLimit = AddressRateLimit((limits) => limits.invitationAccept);
