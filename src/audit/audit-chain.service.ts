@@ -6,7 +6,17 @@ import { Clock } from '../common/clock';
 import { TenantKeysService } from '../crypto/tenant-keys.service';
 import { Transactions } from '../database/transactions';
 import { anchorSignature, chainKey, CHAIN_KEY_ID, headSignature, linkHash } from './audit-chain';
-import { ChainHead, lockHeads, SignedHead, signHead, updateHeads } from './audit-heads';
+import {
+  Breach,
+  ChainHead,
+  countChained,
+  Link,
+  lockHeads,
+  SignedHead,
+  signHead,
+  tenantExists,
+  updateHeads,
+} from './audit-heads';
 import { recordColumns } from './audit-event';
 import type { AuditRow, LinkedRow } from './audit-event';
 
@@ -17,24 +27,6 @@ const WAIT_MS = 10_000;
 
 /** A record the sealer is about to chain, with the transaction that wrote it. */
 type Sealable = AuditRow & { xid: string };
-
-interface Link {
-  tenantId: string;
-  seq: string;
-  recordXid: string;
-  recordId: string;
-  prev: string | null;
-  hash: string;
-  keyId: string;
-}
-
-/** The first broken link of a tenant's chain, or null when every link holds. */
-export interface Breach {
-  tenantId: string;
-  seq: string | null;
-  recordId: string | null;
-  reason: string;
-}
 
 /**
  * The per-tenant hash chain of audit records. Records are inserted unchained (one cheap INSERT on the hot
@@ -188,8 +180,11 @@ export class AuditChain {
    * are then), so that from now on an unsigned head past link 0 is a breach.
    */
   private async signUnsignedHeads(m: EntityManager): Promise<void> {
+    // A purged tenant's head stays unsigned: its keys are gone.
     const heads: ChainHead[] = await m.query(
-      'SELECT * FROM audit_chains WHERE head_signature IS NULL AND head_seq > 0 ORDER BY tenant_id FOR UPDATE',
+      `SELECT * FROM audit_chains c WHERE head_signature IS NULL AND head_seq > 0
+         AND EXISTS (SELECT 1 FROM tenants t WHERE t.id = c.tenant_id)
+       ORDER BY tenant_id FOR UPDATE`,
     );
     const signed: SignedHead[] = [];
     for (const head of heads) {
@@ -252,14 +247,18 @@ export class AuditChain {
     });
     const head = await this.head(tenantId);
     if (head === null) {
-      const [{ links }]: { links: number }[] = await this.dataSource.query(
-        'SELECT count(*)::int AS links FROM audit_links WHERE tenant_id = $1',
-        [tenantId],
-      );
-      const chained = Math.max(links, await this.chainedRecords(tenantId, { unlinkedOnly: false }));
+      const chained = await countChained(this.dataSource.manager, tenantId, { unlinkedOnly: false });
       return chained === 0
         ? null
-        : breach(null, null, `the chain is missing: ${chained} chained record(s) but no chain row`);
+        : breach(
+            null,
+            null,
+            `the chain is missing: ${chained} chained record(s) or link(s) but no chain row`,
+          );
+    }
+    if (!(await tenantExists(this.dataSource.manager, tenantId))) {
+      const reason = 'the tenant was purged, and its chain key with it: its chain can no longer be verified';
+      return { ...breach(head.head_seq, null, reason), purged: true };
     }
     let holds: boolean;
     try {
@@ -311,25 +310,11 @@ export class AuditChain {
     if (last !== head.head_seq || prev !== head.head_hash) {
       return breach(head.head_seq, null, `the chain ends at ${last}, its head says ${head.head_seq}`);
     }
-    const unlinked = await this.chainedRecords(tenantId, { unlinkedOnly: true });
+    const unlinked = await countChained(this.dataSource.manager, tenantId, { unlinkedOnly: true });
     if (unlinked > 0) {
       return breach(null, null, `${unlinked} record(s) the sealer has passed are in no link of the chain`);
     }
     return null;
-  }
-
-  /** The tenant's records behind the sealer's cursor (so they were chained): all, or those no link names. */
-  private async chainedRecords(
-    tenantId: string,
-    { unlinkedOnly }: { unlinkedOnly: boolean },
-  ): Promise<number> {
-    const [{ n }]: { n: number }[] = await this.dataSource.query(
-      `SELECT count(*)::int AS n FROM audit_records r, audit_seal_state s
-       WHERE r.tenant_id = $1 AND (r.xid, r.id) <= (s.cursor_xid, s.cursor_id) AND NOT ($2 AND EXISTS (
-         SELECT 1 FROM audit_links l WHERE l.tenant_id = r.tenant_id AND l.record_id = r.id))`,
-      [tenantId, unlinkedOnly],
-    );
-    return n;
   }
 
   private async anchorHolds(tenantId: string, head: ChainHead): Promise<boolean> {

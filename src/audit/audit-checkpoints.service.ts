@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Checkpoint, headSignature } from './audit-chain';
 import { AuditChain } from './audit-chain.service';
-import type { ChainHead } from './audit-heads';
+import { ChainHead, tenantExists } from './audit-heads';
 
 /**
  * Checkpoints: a tenant's signed chain head as the operator keeps it outside the database (audit:export
@@ -59,6 +59,10 @@ export class AuditCheckpoints {
   /** What is wrong with the tenant's chain against a kept checkpoint, in one line; null when it holds. */
   async check(checkpoint: Checkpoint): Promise<string | null> {
     const { tenant_id: tenantId, seq } = checkpoint;
+    // Checked first: the tenant's keys may still be cached in this process.
+    if (!(await tenantExists(this.dataSource.manager, tenantId))) {
+      return 'the tenant no longer exists (purged, or its row deleted): its chain cannot be checked';
+    }
     let chain;
     try {
       chain = await this.chain.key(tenantId, checkpoint.key_id);

@@ -22,6 +22,27 @@ export type SignedHead = Pick<
   'tenant_id' | 'head_seq' | 'head_hash' | 'head_signed_at' | 'head_key_id' | 'head_signature'
 >;
 
+/** A link the sealer appends to `audit_links`. */
+export interface Link {
+  tenantId: string;
+  seq: string;
+  recordXid: string;
+  recordId: string;
+  prev: string | null;
+  hash: string;
+  keyId: string;
+}
+
+/** The first broken link of a tenant's chain, or null when every link holds. */
+export interface Breach {
+  tenantId: string;
+  seq: string | null;
+  recordId: string | null;
+  reason: string;
+  /** The tenant was purged, its keys with it: its chain can no longer be checked, which is not a breach. */
+  purged?: true;
+}
+
 /** The head that says the chain now ends at `seq` with `hash`, signed at `now` with the tenant's chain key. */
 export function signHead(
   tenantId: string,
@@ -75,4 +96,31 @@ export async function lockHeads(m: EntityManager, tenantIds: string[]): Promise<
 /** The tenant's chain row, created when missing, locked until the transaction ends. */
 export async function lockHead(m: EntityManager, tenantId: string): Promise<ChainHead> {
   return (await lockHeads(m, [tenantId]))[0];
+}
+
+/** Whether the tenant still exists (a purged tenant's keys went with it; its audit trail stays). */
+export async function tenantExists(m: EntityManager, tenantId: string): Promise<boolean> {
+  const rows: unknown[] = await m.query('SELECT 1 FROM tenants WHERE id = $1', [tenantId]);
+  return rows.length > 0;
+}
+
+/**
+ * The tenant's records behind the sealer's cursor (so they were chained): those no link names, or all of
+ * them and its links, whichever is more (what a missing chain row leaves behind).
+ */
+export async function countChained(
+  m: EntityManager,
+  tenantId: string,
+  { unlinkedOnly }: { unlinkedOnly: boolean },
+): Promise<number> {
+  const [{ n }]: { n: number }[] = await m.query(
+    `SELECT GREATEST(
+       (SELECT count(*)::int FROM audit_records r, audit_seal_state s
+        WHERE r.tenant_id = $1 AND (r.xid, r.id) <= (s.cursor_xid, s.cursor_id) AND NOT ($2 AND EXISTS (
+          SELECT 1 FROM audit_links l WHERE l.tenant_id = r.tenant_id AND l.record_id = r.id))),
+       CASE WHEN $2 THEN 0 ELSE (SELECT count(*)::int FROM audit_links WHERE tenant_id = $1) END
+     ) AS n`,
+    [tenantId, unlinkedOnly],
+  );
+  return n;
 }

@@ -56,7 +56,9 @@ export const auditVerify: Command = {
       for (const tenantId of tenants) {
         const lines: string[] = [];
         const breach = await chain.verify(tenantId);
-        if (breach !== null) {
+        if (breach?.purged === true) {
+          out(`tenant ${tenantId}: not verifiable: ${breach.reason}`);
+        } else if (breach !== null) {
           const record = breach.recordId === null ? '' : ` (record ${breach.recordId})`;
           lines.push(`BROKEN at link ${breach.seq ?? '?'}${record}: ${breach.reason}`);
         }
@@ -67,9 +69,9 @@ export const auditVerify: Command = {
           }
         }
         lines.forEach((line) => out(`tenant ${tenantId}: ${line}`));
-        if (lines.length === 0) {
+        if (lines.length === 0 && breach?.purged !== true) {
           out(`tenant ${tenantId}: ok`);
-        } else {
+        } else if (lines.length > 0) {
           broken++;
         }
       }

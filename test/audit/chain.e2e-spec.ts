@@ -309,7 +309,9 @@ describe('the per-tenant hash chain of audit records', () => {
       await ctx.dataSource.query('DELETE FROM audit_chains WHERE tenant_id = $1', [tenantId]);
       expect(await chain.verifiable()).toContain(tenantId);
       expect(await chain.verify(tenantId)).toMatchObject({
-        reason: expect.stringMatching(/^the chain is missing: \d+ chained record\(s\) but no chain row$/),
+        reason: expect.stringMatching(
+          /^the chain is missing: \d+ chained record\(s\) or link\(s\) but no chain row$/,
+        ),
       });
       await ctx.dataSource.query('DELETE FROM audit_links WHERE tenant_id = $1', [tenantId]);
       expect(await chain.verify(tenantId)).toMatchObject({
@@ -353,6 +355,24 @@ describe('the per-tenant hash chain of audit records', () => {
       expect(await checkpoints.check({ ...checkpoint, hash: 'f'.repeat(64) })).toBe(
         'the checkpoint is not signed by this vault',
       );
+    });
+
+    it('calls a purged tenant not verifiable, and its checkpoint broken', async () => {
+      const { tenantId, checkpoint } = await chained('Purged', 1);
+      await ctx.dataSource.query('DELETE FROM tenants WHERE id = $1', [tenantId]);
+      expect(await ctx.get(AuditChain).verify(tenantId)).toMatchObject({
+        purged: true,
+        reason: 'the tenant was purged, and its chain key with it: its chain can no longer be verified',
+      });
+      expect(await ctx.get(AuditCheckpoints).check(checkpoint)).toBe(
+        'the tenant no longer exists (purged, or its row deleted): its chain cannot be checked',
+      );
+      // The upgrade's one-time signing passes over it rather than fail.
+      await ctx.dataSource.query('UPDATE audit_chains SET head_signature = NULL WHERE tenant_id = $1', [
+        tenantId,
+      ]);
+      await ctx.dataSource.query('UPDATE audit_seal_state SET unsigned_heads = true');
+      await ctx.get(AuditChain).sealAll();
     });
 
     it('signs the heads chained before the upgrade once, then takes an unsigned head for a breach', async () => {
@@ -426,6 +446,8 @@ describe('the per-tenant hash chain of audit records', () => {
           `tenant ${wiped.tenantId}: BROKEN against the checkpoint at link ${wiped.checkpoint.seq}: the chain is missing`,
         );
         expect(said).toContain(`tenant ${good.tenantId}: ok`);
+        // The tenant purged by an earlier test: said, and not a failure by itself.
+        expect(said).toMatch(/: not verifiable: the tenant was purged/);
         for (const t of [rewound, rowless]) {
           for (const table of ['audit_records', 'audit_links', 'audit_chains']) {
             await ctx.dataSource.query(`DELETE FROM ${table} WHERE tenant_id = $1`, [t.tenantId]);
