@@ -6,12 +6,12 @@ import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { Principal } from '../access/principal';
 import { TrustedProxies } from '../common/client-address';
+import { clientAddressKey } from '../common/server-limits';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import type { LimitPolicy } from '../config/rate-limit-config';
 import { DATABASE_RUNTIME } from '../database/database-info.module';
 import type { DatabaseRuntime } from '../database/database';
 import { MetricsService } from '../metrics/metrics.service';
-import { addressKey } from './address-key';
 import { Limit, Usage } from './limit';
 import { LimiterStore, RATE_LIMIT_TABLE, redisClient, storeLimiter } from './limiter-store';
 import { rateLimitHeaders, tooManyRequests } from './rate-limit-headers';
@@ -112,10 +112,10 @@ export class RateLimits implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * The client's address as the per-address limits count it (TRUST_PROXY decides whether X-Forwarded-For
-   * is believed): an IPv6 client by its /64, an IPv4-mapped one as IPv4 (see addressKey).
+   * is believed): an IPv6 client by its /64, an IPv4-mapped one as IPv4, as connections are counted.
    */
   clientOf(req: Request): string {
-    return addressKey(this.proxies.clientOf(req));
+    return clientAddressKey(this.proxies.clientOf(req));
   }
 
   /** From memory only: whether this address is known to be over the unauthenticated limit. */
