@@ -457,3 +457,35 @@ describe('the per-tenant hash chain of audit records', () => {
     );
   });
 });
+
+describe('the signed head on a sealed vault', () => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await TestContext.create();
+  });
+  afterAll(() => ctx.close());
+
+  it('keeps its signed head and logs checkpoints without keys, and chains nothing until unsealed', async () => {
+    const t = await ctx.newTenant('Sealed');
+    const app = await tokenApp(ctx, t);
+    await app.api.create({ type: 'token', data: 'before sealing' }).expect(201);
+    await ctx.get(AuditChain).sealAll();
+    const [checkpoint] = await ctx.get(AuditCheckpoints).current(t.tenantId);
+    await ctx.restart({ VAULT_SEALED: 'true', VAULT_MASTER_KEYS: '' });
+    await ctx.dataSource.query(
+      `INSERT INTO audit_records (tenant_id, id, created_at, actor_type, entity_type, operation, outcome, message)
+       VALUES ($1, gen_random_uuid(), now(), 'system', 'tenant', 'test', 'success', 'while sealed')`,
+      [t.tenantId],
+    );
+    const log = jest.spyOn(Logger.prototype, 'log');
+    try {
+      expect(await ctx.get(AuditCheckpoints).logNew()).toBeGreaterThan(0);
+      expect(log).toHaveBeenCalledWith({ checkpoint }, 'audit checkpoint');
+    } finally {
+      log.mockRestore();
+    }
+    // Sealing needs the tenant's key: it fails as a whole, and the head stays as it was signed.
+    await expect(ctx.get(AuditChain).sealAll()).rejects.toThrow(/sealed/);
+    expect(await ctx.get(AuditCheckpoints).current(t.tenantId)).toEqual([checkpoint]);
+  });
+});
