@@ -72,7 +72,7 @@ describe('GET /metrics', () => {
   });
 
   it('answers every other method the same 404 while hidden, and 405 only to the token holder (issue 37)', async () => {
-    for (const method of ['post', 'put', 'patch', 'delete'] as const) {
+    for (const method of ['post', 'put', 'patch', 'delete', 'options'] as const) {
       const missing = await ctx.http[method]('/no-such-path');
       for (const res of [
         await ctx.http[method]('/metrics'),
