@@ -22,11 +22,15 @@ export class AuditCheckpoints {
     private readonly chain: AuditChain,
   ) {}
 
-  /** The signed heads as checkpoints (every tenant's, or one's); heads not signed yet are left out. */
+  /**
+   * The signed heads as checkpoints (every tenant's, or one's); heads not signed yet, and those of purged
+   * tenants (whose keys are gone), are left out.
+   */
   async current(tenantId?: string): Promise<Checkpoint[]> {
     const heads: ChainHead[] = await this.dataSource.query(
-      `SELECT * FROM audit_chains WHERE head_signature IS NOT NULL AND ($1::uuid IS NULL OR tenant_id = $1)
-       ORDER BY tenant_id`,
+      `SELECT c.* FROM audit_chains c JOIN tenants t ON t.id = c.tenant_id
+       WHERE c.head_signature IS NOT NULL AND ($1::uuid IS NULL OR c.tenant_id = $1)
+       ORDER BY c.tenant_id`,
       [tenantId ?? null],
     );
     return heads.map((h) => ({
