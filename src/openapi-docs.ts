@@ -149,8 +149,10 @@ const IDEMPOTENCY_PARAMETER = {
     'Makes a retry safe: the first successful answer to a request with this key is replayed byte for byte, ' +
     'with `Idempotent-Replayed: true`, to any retry with the same key, method, path and body by the same ' +
     'application (and, on /proxy, destination) for 24 hours. The same key with another request is a 422; ' +
-    'while the first still runs, a 409. Failed requests are not kept. Answers that reveal token data ' +
-    '(detokenize, searches, react) are never kept: their retry runs again under the current rules. Refused ' +
+    'while the first still runs, a 409. Failed requests are not kept. Answers that reveal token data are ' +
+    'never replayed unchecked: a retry of detokenize or a search runs again under the current rules; a retry ' +
+    'of react gets the kept answer without running the code again, only after the reactor, the tokens and ' +
+    'the access rules are checked as today and the replay is audited (else their current error). Refused ' +
     '(400) with a public key and on a proxy with require_auth false, whose answers are not kept.',
 };
 

@@ -1,10 +1,10 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
-import { from, Observable, of, switchMap } from 'rxjs';
+import { from, map, Observable, of, switchMap } from 'rxjs';
 import type { AuthenticatedRequest } from '../access/decorators';
 import { rawBodyHash } from '../common/request-body';
-import { DISCLOSES_METADATA } from './discloses';
+import { DISCLOSES_METADATA, DisclosureReplay, ReplayingRequest } from './discloses';
 import { Idempotency } from './idempotency.service';
 
 /**
@@ -20,7 +20,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
-    const req = http.getRequest<AuthenticatedRequest>();
+    const req = http.getRequest<AuthenticatedRequest & ReplayingRequest>();
     const principal = req.principal;
     // Public routes (the invitation page, /proxy, which handles its keys itself) are not looked at.
     const key = principal === undefined ? null : this.idempotency.keyOf(req);
@@ -28,10 +28,21 @@ export class IdempotencyInterceptor implements NestInterceptor {
       return next.handle();
     }
     const who = this.idempotency.scopeOf(principal);
-    const discloses =
-      this.reflector.get<boolean | undefined>(DISCLOSES_METADATA, context.getHandler()) === true;
-    return from(
-      this.idempotency.handle(req, http.getResponse<Response>(), key, who, rawBodyHash(req), discloses),
-    ).pipe(switchMap((run) => (run ? next.handle() : of(undefined))));
+    const discloses = this.reflector.get<DisclosureReplay | undefined>(
+      DISCLOSES_METADATA,
+      context.getHandler(),
+    );
+    const res = http.getResponse<Response>();
+    return from(this.idempotency.handle(req, res, key, who, rawBodyHash(req), discloses)).pipe(
+      switchMap((run) => (run ? next.handle() : of(undefined))),
+      // A kept answer the handler was given to recheck: sent only now that its checks have passed.
+      map((result: unknown) => {
+        if (req.pendingReplay === undefined) {
+          return result;
+        }
+        this.idempotency.replayChecked(res, req.pendingReplay);
+        return undefined;
+      }),
+    );
   }
 }

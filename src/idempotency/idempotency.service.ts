@@ -6,6 +6,7 @@ import { ApiError } from '../common/api-error';
 import { causeOf } from '../common/supervisor';
 import { MetricsService } from '../metrics/metrics.service';
 import { beforeAnswered, CapturedResponse, captureResponse, replay } from './captured-response';
+import { DisclosureReplay, PendingReplay, ReplayingRequest } from './discloses';
 import { IdempotencyStore } from './idempotency.store';
 
 export const IDEMPOTENCY_HEADER = 'bt-idempotency-key';
@@ -83,8 +84,10 @@ export class Idempotency {
   /**
    * Either replays the stored answer on `res` (returns false: do nothing more) or claims the key and watches
    * `res`, so the answer is stored (success) or the claim released (failure) as it is sent (returns true).
-   * A route that `discloses` token data keeps no answer, only that it succeeded: its retry runs again
-   * (returns true), under today's tokens and access rules, and is audited as the read it is.
+   * A route that discloses token data (@Discloses) is never answered from the store alone. `rerun`: it keeps
+   * no answer, only that it succeeded, and its retry runs again (returns true), under today's tokens and
+   * access rules, audited as the read it is. `recheck`: its answer is kept, and a retry gets it on
+   * `req.pendingReplay` (returns true): the route checks and audits it, then `replayChecked` sends it.
    */
   async handle(
     req: Request,
@@ -92,7 +95,7 @@ export class Idempotency {
     key: string,
     who: IdempotencyScope,
     bodyHash: string,
-    discloses = false,
+    discloses?: DisclosureReplay,
   ): Promise<boolean> {
     let begun;
     try {
@@ -104,7 +107,7 @@ export class Idempotency {
       throw err;
     }
     if (begun.kind === 'replay') {
-      if (discloses) {
+      if (discloses === 'rerun') {
         // Also ignores an answer kept before the route was marked: a disclosure is never replayed.
         this.outcomes.inc({ outcome: 'rerun' });
         return true;
@@ -114,6 +117,10 @@ export class Idempotency {
           409,
           'A request with this idempotency key succeeded, but its answer was too large to keep: it cannot be replayed.',
         );
+      }
+      if (discloses === 'recheck') {
+        (req as ReplayingRequest).pendingReplay = new PendingReplay(begun.response);
+        return true;
       }
       this.outcomes.inc({ outcome: 'replayed' });
       replay(res, begun.response);
@@ -130,12 +137,22 @@ export class Idempotency {
         this.logger.warn(`recording an idempotent answer failed: ${causeOf(err)}`);
       }
     };
-    if (discloses) {
+    if (discloses === 'rerun') {
       beforeAnswered(res, () => record(null));
     } else {
       captureResponse(res, record);
     }
     return true;
+  }
+
+  /** Sends the kept answer of a `recheck` route once the route has checked it under today's rules. */
+  replayChecked(res: Response, pending: PendingReplay): void {
+    if (!pending.isChecked) {
+      // A route marked `recheck` that ignored its PendingReplay: never hand out what it did not check.
+      throw new Error('A kept answer was about to be replayed without the route checking it');
+    }
+    this.outcomes.inc({ outcome: 'replayed' });
+    replay(res, pending.answer);
   }
 }
 

@@ -8,6 +8,7 @@ import { BtBridge } from '../sandbox-bridges/bt-bridge';
 import { FetchBridge } from '../sandbox-bridges/fetch-bridge';
 import { failureToError } from '../sandbox/sandbox-outcome';
 import { JsonValue, SandboxProvider } from '../sandbox/sandbox.provider';
+import { PendingReplay, ReplayChecked } from '../idempotency/discloses';
 import { DetokenizeService } from '../tokens/detokenize.service';
 import { TokenizeService } from '../tokens/tokenize.service';
 import { ReactRequestDto, ReactResponseDto } from './dto/react.dto';
@@ -28,13 +29,18 @@ export class ReactService {
     private readonly audit: AuditService,
   ) {}
 
-  /** `signal`: aborted when the caller has gone, so a run still waiting for a worker is dropped. */
+  /**
+   * `signal`: aborted when the caller has gone, so a run still waiting for a worker is dropped. `replay`: a
+   * keyed retry of a reaction that already ran: the same checks and audit, then its kept answer instead of a
+   * second run of the code (whose calls out, a payment say, must happen once).
+   */
   async react(
     caller: Principal,
     id: string,
     body: ReactRequestDto,
     signal?: AbortSignal,
-  ): Promise<ReactResponseDto> {
+    replay?: PendingReplay,
+  ): Promise<ReactResponseDto | ReplayChecked> {
     // The reactor and the tokens are read at once (two round trips in the time of one), but answered in the
     // spec's order: an unknown reactor is a 404 whatever its arguments, and nothing is recorded for it, since
     // no token data reached anyone.
@@ -53,10 +59,12 @@ export class ReactService {
       }
       throw err;
     }
-    // The tokens used and the invocation, in one statement, before the code gets the data.
-    const invoked = auditEvent(caller, 'reactor', id, 'react', 'Reactor invoked');
+    // The tokens used and the invocation (or the replay), in one statement, before the code or the caller
+    // gets the data.
+    const message = replay === undefined ? 'Reactor invoked' : 'Reactor result replayed';
+    const invoked = auditEvent(caller, 'reactor', id, 'react', message);
     await this.audit.recordAll(record === null ? [invoked] : [record, invoked]);
-    return this.run(caller.tenantId, loaded, args, signal);
+    return replay === undefined ? this.run(caller.tenantId, loaded, args, signal) : replay.checked();
   }
 
   /**

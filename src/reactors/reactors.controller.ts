@@ -27,7 +27,7 @@ import {
 import { definedFields } from '../common/defined-fields';
 import { ReactService } from './react.service';
 import { ReactorsService } from './reactors.service';
-import { Discloses } from '../idempotency/discloses';
+import { Discloses, PendingReplay, PendingReplayOf, ReplayChecked } from '../idempotency/discloses';
 import { IdempotentWrites } from '../idempotency/idempotent-writes';
 
 @ApiTags('Reactors')
@@ -115,7 +115,7 @@ export class ReactorsController {
 
   @Post(':id/react')
   @HttpCode(200)
-  @Discloses()
+  @Discloses({ replay: 'recheck' })
   @RequirePermission('token:use')
   @ApiOperation({
     summary: 'Invoke a reactor',
@@ -133,8 +133,9 @@ export class ReactorsController {
     @UuidParam() id: string,
     @Body() dto: ReactRequestDto,
     @ClientGone() signal: AbortSignal,
-  ): Promise<ReactResponseDto> {
-    return this.reactions.react(p, id, dto, signal);
+    @PendingReplayOf() replay: PendingReplay | undefined,
+  ): Promise<ReactResponseDto | ReplayChecked> {
+    return this.reactions.react(p, id, dto, signal, replay);
   }
 
   @Post(':id/react-async')

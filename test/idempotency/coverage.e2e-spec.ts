@@ -3,7 +3,7 @@ import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants
 import { ModulesContainer } from '@nestjs/core';
 import { REQUIRED_PERMISSIONS } from '../../src/access/decorators';
 import type { Permission } from '../../src/access/permissions';
-import { DISCLOSES_METADATA } from '../../src/idempotency/discloses';
+import { DISCLOSES_METADATA, DisclosureReplay } from '../../src/idempotency/discloses';
 import { IdempotencyInterceptor } from '../../src/idempotency/idempotency.interceptor';
 import { ProxyForwarderController } from '../../src/proxies/proxy-forwarder.controller';
 import { TestContext } from '../support/test-app';
@@ -90,19 +90,20 @@ describe('BT-IDEMPOTENCY-KEY coverage', () => {
         WRITES.includes(method) &&
         permissions.some((p) => DATA_PERMISSIONS.includes(p)) &&
         DISCLOSE_NOTHING[name] === undefined;
-      const discloses = Reflect.getMetadata(DISCLOSES_METADATA, handler) === true;
-      if (reads && !discloses) {
+      const replay = Reflect.getMetadata(DISCLOSES_METADATA, handler) as DisclosureReplay | undefined;
+      if (reads && replay === undefined) {
         unmarked.push(name);
-      } else if (discloses) {
-        marked.push(name);
+      } else if (replay !== undefined) {
+        marked.push(`${name} ${replay}`);
       }
     }
     expect(unmarked).toEqual([]);
+    // Reads run again; a reaction (whose code must run once) is rechecked before its kept answer is replayed.
     expect(marked.sort()).toEqual([
-      'DetokenizeController.run',
-      'ReactorsController.react',
-      'TokensController.search',
-      'TokensV2Controller.search',
+      'DetokenizeController.run rerun',
+      'ReactorsController.react recheck',
+      'TokensController.search rerun',
+      'TokensV2Controller.search rerun',
     ]);
   });
 });
