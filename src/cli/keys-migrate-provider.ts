@@ -1,5 +1,6 @@
 import { TenantKeysService } from '../crypto/tenant-keys.service';
-import { CliError, Command, out, parse, UsageError, withAppContext } from './kit';
+import { CliError, Command, out, parse, UsageError } from './kit';
+import { withMasterKeys } from './sealed';
 import { recordOperatorAction } from './operator-audit';
 
 export const keysMigrateProvider: Command = {
@@ -31,7 +32,7 @@ export const keysMigrateProvider: Command = {
           : 'Keep the VAULT_PKCS11_* settings during the migration: the keys wrapped in the HSM must still open.',
       );
     }
-    return withAppContext(config, async (app) => {
+    return withMasterKeys(config, async (app) => {
       const keys = app.get(TenantKeysService);
       const moved = await keys.rewrapUnderActiveMaster(batch, (done, total) =>
         out(`Re-wrapped ${done} of ${total} tenant key(s)...`),

@@ -1,6 +1,7 @@
 import { recordOperatorAction } from './operator-audit';
 import { ReencryptionService } from '../tokens/reencryption.service';
-import { Command, fail, out, parse, UsageError, withAppContext } from './kit';
+import { Command, fail, out, parse, UsageError } from './kit';
+import { withMasterKeys } from './sealed';
 
 export const keysReencrypt: Command = {
   usage: 'keys:reencrypt [--batch-size <n>]',
@@ -11,7 +12,7 @@ export const keysReencrypt: Command = {
     if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10000) {
       throw new UsageError('--batch-size must be an integer from 1 to 10000');
     }
-    return withAppContext(config, async (app) => {
+    return withMasterKeys(config, async (app) => {
       const touched = new Set<string>();
       const total = await app.get(ReencryptionService).reencryptAll(batchSize, (p) => {
         touched.add(p.tenantId);

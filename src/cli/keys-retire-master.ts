@@ -1,7 +1,8 @@
 import { Pkcs11KeyProvider } from '../crypto/pkcs11-key-provider';
 import { KeyInventory } from '../crypto/key-inventory.service';
 import { TenantKeysService } from '../crypto/tenant-keys.service';
-import { CliError, Command, out, parse, withAppContext } from './kit';
+import { CliError, Command, out, parse } from './kit';
+import { withMasterKeys } from './sealed';
 import { recordOperatorAction } from './operator-audit';
 
 export const keysRetireMaster: Command = {
@@ -12,7 +13,7 @@ export const keysRetireMaster: Command = {
   run: (args, config) => {
     const { values } = parse(args, { id: { type: 'string' }, destroy: { type: 'boolean' } });
     const id = typeof values.id === 'string' ? values.id : '';
-    return withAppContext(config, async (app) => {
+    return withMasterKeys(config, async (app) => {
       const keys = app.get(TenantKeysService);
       if (keys.masterKeyring.activeKeyId === id) {
         throw new CliError(`Master key ${id} is the active one: rotate to another key first.`);

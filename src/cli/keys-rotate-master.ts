@@ -2,7 +2,8 @@ import { recordOperatorAction } from './operator-audit';
 import { Clock } from '../common/clock';
 import { Pkcs11KeyProvider } from '../crypto/pkcs11-key-provider';
 import { TenantKeysService } from '../crypto/tenant-keys.service';
-import { CliError, Command, out, parse, withAppContext } from './kit';
+import { CliError, Command, out, parse } from './kit';
+import { withMasterKeys } from './sealed';
 
 export const keysRotateMaster: Command = {
   usage: 'keys:rotate-master [--generate]',
@@ -16,7 +17,8 @@ export const keysRotateMaster: Command = {
     if (pkcs11 === null && values.generate === true) {
       throw new CliError('--generate creates HSM keys: set VAULT_KEY_PROVIDER=pkcs11 and its settings.');
     }
-    if (pkcs11 === null && config.masterKeys === null) {
+    // Sealed: the key holders' shares give the master keys (a split of the new key first, the old after it).
+    if (pkcs11 === null && config.masterKeys === null && !config.keyCustody.sealed) {
       throw new CliError(
         'VAULT_MASTER_KEYS is not set: put the new master key first and the old ones after it.',
       );
@@ -32,7 +34,7 @@ export const keysRotateMaster: Command = {
         provider.close();
       }
     }
-    return withAppContext(config, async (app) => {
+    return withMasterKeys(config, async (app) => {
       const keys = app.get(TenantKeysService);
       const moved = await keys.rewrapUnderActiveMaster();
       const active = keys.masterKeyring.activeKeyId;

@@ -1,6 +1,7 @@
 import { recordOperatorAction } from './operator-audit';
 import { TenantKeysService } from '../crypto/tenant-keys.service';
-import { Command, out, parse, UsageError, withAppContext } from './kit';
+import { Command, out, parse, UsageError } from './kit';
+import { withMasterKeys } from './sealed';
 
 export const keysRotateTenant: Command = {
   usage: 'keys:rotate-tenant --tenant <tenant id>',
@@ -11,7 +12,7 @@ export const keysRotateTenant: Command = {
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(tenantId)) {
       throw new UsageError('--tenant must be a tenant id (UUID)');
     }
-    return withAppContext(config, async (app) => {
+    return withMasterKeys(config, async (app) => {
       const version = await app.get(TenantKeysService).rotateDataKey(tenantId);
       await recordOperatorAction(
         app,

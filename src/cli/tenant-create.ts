@@ -2,7 +2,8 @@ import { plainName } from '../common/display-name';
 import { AppConfig } from '../config/app-config';
 import { canonicalEmail, emailRefusal } from '../tenants/email';
 import { TenantsService } from '../tenants/tenants.service';
-import { Command, out, parse, UsageError, withAppContext } from './kit';
+import { Command, out, parse, UsageError } from './kit';
+import { withMasterKeys } from './sealed';
 
 async function createTenant(args: string[], config: AppConfig): Promise<void> {
   const { values } = parse(args, {
@@ -18,7 +19,7 @@ async function createTenant(args: string[], config: AppConfig): Promise<void> {
   if (ownerEmail === '' || emailRefusal(ownerEmail) !== null) {
     throw new UsageError('--owner-email is required and must be an ASCII e-mail address (see README)');
   }
-  const created = await withAppContext(config, (app) =>
+  const created = await withMasterKeys(config, (app) =>
     app.get(TenantsService).createTenant(name, ownerEmail),
   );
   if (values.json === true) {

@@ -11,6 +11,11 @@ export interface KeyCustodyConfig {
   tenantKeyMaxAgeDays: number | null;
   /** Start sealed until `cli unseal` gives enough Shamir shares of the env master keys. */
   sealed: boolean;
+  /**
+   * CLI on a sealed deployment: files each holding one key holder's share (VAULT_UNSEAL_SHARE_FILES,
+   * comma-separated absolute paths); empty: the CLI asks for the shares on standard input.
+   */
+  unsealShareFiles: string[];
 }
 
 export interface Pkcs11Config {
@@ -71,6 +76,15 @@ function pkcs11(env: Env): Pkcs11Config | null {
   return { library, tokenLabel, pinFile, keyLabels };
 }
 
+function shareFiles(env: Env): string[] {
+  const files = (present(env, 'VAULT_UNSEAL_SHARE_FILES') ?? '').split(',').map((f) => f.trim());
+  const listed = files.filter((f) => f !== '');
+  if (!listed.every((f) => isAbsolute(f))) {
+    throw new KeyCustodyConfigError('VAULT_UNSEAL_SHARE_FILES must be comma-separated absolute paths');
+  }
+  return listed;
+}
+
 export function loadKeyCustodyConfig(env: Env): KeyCustodyConfig {
   const provider = present(env, 'VAULT_KEY_PROVIDER') ?? 'env';
   if (provider !== 'env' && provider !== 'pkcs11') {
@@ -82,6 +96,7 @@ export function loadKeyCustodyConfig(env: Env): KeyCustodyConfig {
     masterKeyMaxAgeDays: days(env, 'VAULT_MASTER_KEY_MAX_AGE_DAYS'),
     tenantKeyMaxAgeDays: days(env, 'VAULT_TENANT_KEY_MAX_AGE_DAYS'),
     sealed: ['true', '1', 'yes'].includes(present(env, 'VAULT_SEALED')?.toLowerCase() ?? 'false'),
+    unsealShareFiles: shareFiles(env),
   };
   if (config.sealed && (provider !== 'env' || present(env, 'VAULT_MASTER_KEYS') !== undefined)) {
     throw new KeyCustodyConfigError(

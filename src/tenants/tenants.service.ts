@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Application } from '../applications/application.entity';
 import { ApplicationsService } from '../applications/applications.service';
@@ -37,6 +37,7 @@ export class TenantsService {
    * boot together create it once. Returns null when a tenant already exists.
    */
   async bootstrap(key?: string): Promise<CreatedTenant | null> {
+    await this.unsealedIfEmpty();
     return this.transactions.run(async () => {
       const manager = this.transactions.manager;
       await manager.query("SELECT pg_advisory_xact_lock(hashtext('token-vault:bootstrap'))");
@@ -45,6 +46,20 @@ export class TenantsService {
       }
       return this.createIn('Default', 'owner@token-vault.local', key);
     });
+  }
+
+  /** Sealed on a new database: the default tenant's keys need the master keys, so setup waits for the unseal. */
+  private async unsealedIfEmpty(): Promise<void> {
+    if (!this.tenantKeys.sealed || (await this.transactions.manager.count(Tenant)) > 0) {
+      return;
+    }
+    new Logger('Setup').log(
+      'Sealed on a new database: the default tenant and its management key are created once the key holders unseal the vault (`npm run cli -- unseal`).',
+    );
+    // Polled: unsealing happens once, by the key holders, and takes them far longer than this.
+    while (this.tenantKeys.sealed) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
   }
 
   /** Inside the caller's transaction: every module writes through it (database/transactions.ts). */
