@@ -17,6 +17,7 @@ import { AuditEvent, tokensEvent } from '../audit/audit-event';
 import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
 import { MAX_DETOKENIZED_CHARS, MAX_NESTING } from '../common/limits';
+import { boundedName } from '../common/validation';
 
 export const MAX_DETOKENIZED_TOKENS = 100;
 
@@ -87,7 +88,8 @@ export class DetokenizeService {
     const missing = [...ids.keys()].filter((id) => !found.has(id));
     if (missing.length > 0) {
       throw ApiError.badRequest(`Token expressions refer to ${missing.length} unknown token(s).`, {
-        tokens: missing.map((id) => `unknown token id ${id}`),
+        // Bounded as member names are: a card number written as a reference is not echoed.
+        tokens: missing.map((id) => `unknown token id ${boundedName(id)}`),
       });
     }
     const resolved = new Map<string, TokenDto>();

@@ -62,6 +62,16 @@ describe('500s found by generated hostile requests', () => {
     ).toBe(200);
   });
 
+  it('answers 400 for an unknown token id without echoing a card number written as the id', async () => {
+    const res = await post('/detokenize', '{"a":"{{ 4111111111111111 }}","b":"{{ no-such-id }}"}');
+    expectProblem(res, 400);
+    expect(res.text).not.toContain('4111111111111111');
+    expect(res.body.errors.tokens).toEqual([
+      'unknown token id ################',
+      'unknown token id no-such-id',
+    ]);
+  });
+
   it.each([
     ['put', '/tenants/self', '{"name":"Acme","settings":null}', 'settings'],
     ['post', '/reactors', '{"name":"r","configuration":{},"formula":null}', 'formula'],

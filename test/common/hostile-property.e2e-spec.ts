@@ -4,13 +4,22 @@ import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { Response } from 'supertest';
 import { HOSTILE_TEMPLATES } from '../../src/expressions/hostile-templates';
-import { STACK_TRACE } from '../support/hostile-input';
+import {
+  bodySchemaOf,
+  bodyWith,
+  deepBody,
+  MemberPath,
+  memberPaths,
+  OpenApiDocument,
+  sampleOf,
+  STACK_TRACE,
+} from '../support/hostile-input';
 import { echoHandler, TestHandler, TestHttpsServer } from '../support/https-test-server';
 import { forbiddenConnector } from '../support/outbound';
 import { expectProxyError, ProxyFixture, proxyFixture } from '../support/proxy-fixture';
 import { newReactor } from '../support/reactor-factory';
 import { TestContext, TestTenant } from '../support/test-app';
-import { tokenApp } from '../support/token-factory';
+import { ALL_TOKEN_PERMISSIONS, tokenApp } from '../support/token-factory';
 
 /**
  * Generated hostile requests against every route of openapi.json: no 5xx, problem-details bodies for
@@ -27,9 +36,7 @@ interface Operation {
   path: string;
 }
 
-const spec = JSON.parse(readFileSync(join(__dirname, '../../openapi.json'), 'utf8')) as {
-  paths: Record<string, Record<string, unknown>>;
-};
+const spec = JSON.parse(readFileSync(join(__dirname, '../../openapi.json'), 'utf8')) as OpenApiDocument;
 /** Every operation; DELETE /tenants/self last, since with the management key it ends the test's tenant. */
 const OPERATIONS: Operation[] = Object.entries(spec.paths)
   .flatMap(([path, methods]) =>
@@ -131,6 +138,35 @@ const rawBody = fc.oneof(
     `[{"type":"card","data":{"number":"${SECRET}"},"containers":["/general/","/pci/high/"],"deduplicate_token":true}]`,
   ),
 );
+
+/** Nesting a few hundred deep (past every walk's limit), and a few thousand (past JSON.stringify's stack). */
+const NESTING = fc.oneof(fc.integer({ min: 100, max: 800 }), fc.constant(5_000));
+
+/** Bodies made from the operation's schema: null in optional members, or a member (or the whole body) nested deep. */
+function schemaBodies(op: Operation): fc.Arbitrary<string> {
+  const schema = bodySchemaOf(spec, op.path, op.method) ?? {};
+  const members = memberPaths(spec, schema);
+  const optional = members.filter(([, isOptional]) => isOptional).map(([path]) => path);
+  const deep = fc
+    .tuple(
+      fc.constantFrom<MemberPath>([], ...members.map(([path]) => path)),
+      fc.constantFrom<'array' | 'object'>('array', 'object'),
+      NESTING,
+      fc.constantFrom<unknown>(SECRET, `{{ ${SECRET} }}`, null, 1),
+    )
+    .map(([path, kind, levels, leaf]) => deepBody(spec, schema, path, kind, levels, leaf));
+  if (optional.length === 0) {
+    return deep;
+  }
+  const nulls = fc
+    .subarray(optional, { minLength: 1 })
+    .map((paths) =>
+      JSON.stringify(
+        paths.reduce((body, path) => bodyWith(spec, schema, path, null, body), sampleOf(spec, schema)),
+      ),
+    );
+  return fc.oneof(deep, nulls);
+}
 
 const contentType = fc.constantFrom(
   'application/json',
@@ -351,7 +387,7 @@ describe('generated hostile requests over every route of openapi.json', () => {
           fc.asyncProperty(
             pathParam,
             queryPart,
-            rawBody,
+            fc.oneof(rawBody, schemaBodies(op)),
             contentType,
             fc.constantFrom('management', 'private', 'none'),
             fc.oneof(fc.constant('echo'), urlString),
@@ -398,6 +434,103 @@ describe('generated hostile requests over every route of openapi.json', () => {
           const message = err instanceof Error ? err.message : String(err);
           throw new Error(failure ?? `${message.slice(0, 200)} … ${message.slice(-1500)}`);
         });
+    },
+  );
+});
+
+/** One request of the sweep below: a label and the JSON text of its body. */
+type SweepBody = [string, string];
+
+/** Every optional member null, one at a time and all at once; the body and each top-level member nested deep. */
+function sweepBodies(op: Operation): SweepBody[] {
+  const schema = bodySchemaOf(spec, op.path, op.method);
+  const bodies: SweepBody[] = [];
+  if (schema !== undefined) {
+    const optional = memberPaths(spec, schema)
+      .filter(([, isOptional]) => isOptional)
+      .map(([path]) => path);
+    for (const path of optional) {
+      bodies.push([`${path.join('.')} null`, JSON.stringify(bodyWith(spec, schema, path, null))]);
+    }
+    const allNull = optional.reduce(
+      (body, path) => bodyWith(spec, schema, path, null, body),
+      sampleOf(spec, schema),
+    );
+    bodies.push(['every optional member null', JSON.stringify(allNull)]);
+  }
+  if (op.method !== 'get') {
+    const topLevel = memberPaths(spec, schema ?? {}).filter(([path]) => path.length === 1);
+    for (const [path] of [[[]] as [MemberPath], ...topLevel]) {
+      for (const kind of ['array', 'object'] as const) {
+        for (const levels of [300, 5_000]) {
+          bodies.push([
+            `${path.join('.') || 'the body'} as ${kind}s ${levels} deep`,
+            deepBody(spec, schema ?? {}, path, kind, levels, `{{ ${SECRET} }}`),
+          ]);
+        }
+      }
+    }
+  }
+  return bodies;
+}
+
+describe('null in every optional member and nesting hundreds deep, over every route of openapi.json', () => {
+  let ctx: TestContext;
+  let tenant: TestTenant;
+  let privateKey: string;
+  /** Real resources for the {id} of updates and invocations, so the bodies reach the services. */
+  const ids = new Map<string, string>();
+
+  beforeAll(async () => {
+    ctx = await TestContext.create();
+    tenant = await ctx.newTenant();
+    const app = await tokenApp(ctx, tenant, [], [...ALL_TOKEN_PERMISSIONS, 'token:search', 'token:use']);
+    privateKey = app.key;
+    const token = await app.api.create({ type: 'token', data: 'x' });
+    const { formulaId, reactorId } = await newReactor(ctx, tenant);
+    // Its own application: the sweep's updates rewrite the permissions of the one they are sent to.
+    ids.set('/applications/{id}', (await ctx.newApplication(tenant, 'private', ['token:read'])).id);
+    ids.set('/tokens/{id}', token.body.id as string);
+    ids.set('/reactor-formulas/{id}', formulaId);
+    ids.set('/reactors/{id}', reactorId);
+  });
+  afterAll(() => ctx.close());
+
+  /** The id for the path: a real one where the operation updates or invokes it, else an unknown uuid. */
+  function urlOf(op: Operation): string {
+    const real = op.method === 'put' || op.method === 'patch' || /\/react(-async)?$/.test(op.path);
+    return op.path.replace(/\{[^}]+\}/g, (param, at: number) => {
+      const known = ids.get(op.path.slice(0, at) + param);
+      return real && known !== undefined ? known : '6f1c9a52-1b7e-4c8e-9d7a-3c2b1a0f9e8d';
+    });
+  }
+
+  it.each(OPERATIONS.map((o) => [`${o.method.toUpperCase()} ${o.path}`, o]))(
+    '%s',
+    async (_name, operation) => {
+      const op = operation;
+      const proxied = op.path === '/proxy' || op.path.startsWith('/proxy/');
+      const type = op.method === 'patch' && !proxied ? 'application/merge-patch+json' : 'application/json';
+      const offenders: string[] = [];
+      for (const [label, body] of sweepBodies(op)) {
+        // The management key first; a key refused for the route is retried with the private key.
+        for (const key of [tenant.key, privateKey]) {
+          const res = await ctx.http[op.method](urlOf(op))
+            .set('BT-API-KEY', key)
+            .set('Content-Type', type)
+            .send(body)
+            .buffer(true)
+            .parse(lenientJson);
+          const faults = faultsOf(res, proxied);
+          if (faults.length > 0) {
+            offenders.push(`${label}: ${faults.join(', ')}`);
+          }
+          if (res.status !== 401 && res.status !== 403) {
+            break;
+          }
+        }
+      }
+      expect(offenders).toEqual([]);
     },
   );
 });

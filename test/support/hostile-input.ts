@@ -1,7 +1,10 @@
 import type { Response } from 'supertest';
 import { accessRule, applicationBody } from './application-factory';
 
-/** Hostile request bodies and the checks on what the service answers to them (used by test/common/errors.e2e-spec.ts). */
+/**
+ * Hostile request bodies and the checks on what the service answers to them (test/common/errors.e2e-spec.ts),
+ * and bodies made from openapi.json with null or deeply nested members (test/common/hostile-property.e2e-spec.ts).
+ */
 
 /** Values of the wrong JSON type (or shape, or size) for any field. */
 function wrongValues(): [string, unknown][] {
@@ -108,4 +111,149 @@ export async function hostileRun(
     }
   }
   return offenders;
+}
+
+/** The parts of an OpenAPI schema the generated bodies read. */
+export interface Schema {
+  $ref?: string;
+  allOf?: Schema[];
+  type?: string;
+  format?: string;
+  enum?: unknown[];
+  example?: unknown;
+  minimum?: number;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  nullable?: boolean;
+}
+
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Schema }> } }>>;
+  components: { schemas: Record<string, Schema> };
+}
+
+/** A path to a member inside a body: names and array indexes. */
+export type MemberPath = (string | number)[];
+
+/** The schema itself, `$ref` and single `allOf` resolved, keeping the outer `nullable`. */
+export function resolved(doc: OpenApiDocument, schema: Schema): Schema {
+  let current = schema;
+  for (let hops = 0; hops < 8; hops++) {
+    const ref = current.$ref ?? (current.allOf?.length === 1 ? current.allOf[0].$ref : undefined);
+    if (ref === undefined) {
+      break;
+    }
+    current = { ...doc.components.schemas[ref.split('/').pop() as string], nullable: schema.nullable };
+  }
+  return current;
+}
+
+/** A plausible valid value: the example, the first enum value, or a made-up value of the type (required members only). */
+export function sampleOf(doc: OpenApiDocument, schema: Schema, depth = 0): unknown {
+  const s = resolved(doc, schema);
+  if (s.example !== undefined) {
+    return structuredClone(s.example);
+  }
+  if (s.enum !== undefined) {
+    return s.enum[0];
+  }
+  if (s.properties !== undefined) {
+    const required = new Set(s.required ?? []);
+    const entries = Object.entries(s.properties).filter(([name]) => required.has(name) && depth < 6);
+    return Object.fromEntries(entries.map(([name, member]) => [name, sampleOf(doc, member, depth + 1)]));
+  }
+  if (s.type === 'array') {
+    return s.items === undefined || depth >= 6 ? [] : [sampleOf(doc, s.items, depth + 1)];
+  }
+  if (s.type === 'object') {
+    return {};
+  }
+  if (s.type === 'number' || s.type === 'integer') {
+    return s.minimum ?? 1;
+  }
+  if (s.type === 'boolean') {
+    return false;
+  }
+  return s.format === 'uuid' ? '00000000-0000-4000-8000-000000000000' : 'x';
+}
+
+/** Every member of a body schema, through nested objects and the first item of arrays, and whether it is optional. */
+export function memberPaths(
+  doc: OpenApiDocument,
+  schema: Schema,
+  at: MemberPath = [],
+): [MemberPath, boolean][] {
+  const s = resolved(doc, schema);
+  if (at.length > 8) {
+    return [];
+  }
+  if (s.type === 'array' && s.items !== undefined) {
+    return memberPaths(doc, s.items, [...at, 0]);
+  }
+  const required = new Set(s.required ?? []);
+  return Object.entries(s.properties ?? {}).flatMap(([name, member]): [MemberPath, boolean][] => [
+    [[...at, name], !required.has(name)],
+    ...memberPaths(doc, member, [...at, name]),
+  ]);
+}
+
+/** The schema of the member at `path`. */
+function memberSchema(doc: OpenApiDocument, schema: Schema, path: MemberPath): Schema {
+  let s = resolved(doc, schema);
+  for (const step of path) {
+    s = resolved(doc, (typeof step === 'number' ? s.items : s.properties?.[step]) ?? {});
+  }
+  return s;
+}
+
+/** A sample body with the member at `path` set to `value`; missing parents are made as samples of their schema. */
+export function bodyWith(
+  doc: OpenApiDocument,
+  schema: Schema,
+  path: MemberPath,
+  value: unknown,
+  body: unknown = sampleOf(doc, schema),
+): unknown {
+  if (path.length === 0 || typeof body !== 'object' || body === null) {
+    return value;
+  }
+  let parent = body as Record<string | number, unknown>;
+  for (let i = 0; i < path.length - 1; i++) {
+    const child = parent[path[i]];
+    if (typeof child !== 'object' || child === null) {
+      const made = sampleOf(doc, memberSchema(doc, schema, path.slice(0, i + 1)));
+      parent[path[i]] =
+        typeof made === 'object' && made !== null ? made : typeof path[i + 1] === 'number' ? [] : {};
+    }
+    parent = parent[path[i]] as Record<string | number, unknown>;
+  }
+  parent[path[path.length - 1]] = value;
+  return body;
+}
+
+/** Stands for the deep member in the sample body until it is written out as text. */
+const DEEP_MEMBER = '__deep_member_placeholder__';
+
+/**
+ * The JSON text of a sample body whose member at `path` (or the whole body, for `[]`) is `leaf` inside arrays or
+ * objects nested `levels` deep. Written as text: JSON.stringify itself overflows the stack some thousands deep.
+ */
+export function deepBody(
+  doc: OpenApiDocument,
+  schema: Schema,
+  path: MemberPath,
+  kind: 'array' | 'object',
+  levels: number,
+  leaf: unknown,
+): string {
+  const [open, close] = kind === 'array' ? ['[', ']'] : ['{"a":', '}'];
+  const deep = `${open.repeat(levels)}${JSON.stringify(leaf)}${close.repeat(levels)}`;
+  return JSON.stringify(bodyWith(doc, schema, path, DEEP_MEMBER)).replace(`"${DEEP_MEMBER}"`, () => deep);
+}
+
+/** The request body schema of an operation, when it has one described by members. */
+export function bodySchemaOf(doc: OpenApiDocument, path: string, method: string): Schema | undefined {
+  const content = doc.paths[path]?.[method]?.requestBody?.content;
+  return content === undefined ? undefined : Object.values(content)[0]?.schema;
 }
