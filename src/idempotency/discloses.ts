@@ -50,7 +50,9 @@ export interface ReplayingRequest extends Request {
 }
 
 /** The kept answer to recheck, or undefined when the request is to run (first attempt, or no key). */
-export const PendingReplayOf = createParamDecorator(
-  (_data: unknown, ctx: ExecutionContext): PendingReplay | undefined =>
-    ctx.switchToHttp().getRequest<ReplayingRequest>().pendingReplay,
-);
+export function pendingReplayOf(_data: unknown, ctx: ExecutionContext): PendingReplay | undefined {
+  return ctx.switchToHttp().getRequest<ReplayingRequest>().pendingReplay;
+}
+
+/** pendingReplayOf as a handler parameter: every `recheck` route takes it (test/idempotency/coverage). */
+export const PendingReplayOf = createParamDecorator(pendingReplayOf);

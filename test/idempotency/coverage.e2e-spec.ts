@@ -1,9 +1,9 @@
 import { RequestMethod } from '@nestjs/common';
-import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
+import { INTERCEPTORS_METADATA, METHOD_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import { REQUIRED_PERMISSIONS } from '../../src/access/decorators';
 import type { Permission } from '../../src/access/permissions';
-import { DISCLOSES_METADATA, DisclosureReplay } from '../../src/idempotency/discloses';
+import { DISCLOSES_METADATA, DisclosureReplay, pendingReplayOf } from '../../src/idempotency/discloses';
 import { IdempotencyInterceptor } from '../../src/idempotency/idempotency.interceptor';
 import { ProxyForwarderController } from '../../src/proxies/proxy-forwarder.controller';
 import { TestContext } from '../support/test-app';
@@ -98,6 +98,19 @@ describe('BT-IDEMPOTENCY-KEY coverage', () => {
       }
     }
     expect(unmarked).toEqual([]);
+    // A `recheck` route must be handed its kept answer, or it would run its work again before the replay.
+    for (const { name, handler, controller } of routes(ctx)) {
+      if (Reflect.getMetadata(DISCLOSES_METADATA, handler) === 'recheck') {
+        const method = name.slice(name.indexOf('.') + 1);
+        const args = Object.values(
+          (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller as object, method) ?? {}) as Record<
+            string,
+            { factory?: unknown }
+          >,
+        );
+        expect([name, args.some((a) => a.factory === pendingReplayOf)]).toEqual([name, true]);
+      }
+    }
     // Reads run again; a reaction (whose code must run once) is rechecked before its kept answer is replayed.
     expect(marked.sort()).toEqual([
       'DetokenizeController.run rerun',
