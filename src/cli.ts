@@ -2,6 +2,8 @@
  * Operator commands: `npm run cli -- <command> [options]` (or `node dist/src/cli.js <command>` in the image).
  * Each command opens the configured database itself, does one thing, and exits. The commands live in cli/.
  */
+// Before anything else loads: an older Node.js is refused in one line (see the file).
+import './common/node-version';
 import { runCli } from './cli/index';
 
 if (require.main === module) {

@@ -1,3 +1,5 @@
+// Before anything else loads: an older Node.js is refused in one line (see the file).
+import './common/node-version';
 import { Logger } from '@nestjs/common';
 import { createServer } from 'node:net';
 import pretty from 'pino-pretty';
