@@ -7,6 +7,7 @@
 import { DataSource } from 'typeorm';
 import { loadConfig } from './src/config/app-config';
 import { dataSourceOptions } from './src/database/database';
+import { pgSsl } from './src/database/tls';
 import { SCHEMA } from './src/entities';
 
 const config = loadConfig();
@@ -17,4 +18,7 @@ if (config.databaseUrl === null) {
   );
 }
 
-export default new DataSource({ ...dataSourceOptions({ url: config.databaseUrl }, 1, false), ...SCHEMA });
+export default new DataSource({
+  ...dataSourceOptions({ url: config.databaseUrl }, 1, false, undefined, 0, pgSsl(config.databaseTls)),
+  ...SCHEMA,
+});

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { parseMasterKeys } from '../crypto/master-keys';
+import { DatabaseTlsConfig, loadDatabaseTlsConfig } from './database-tls-config';
 import { KeyCustodyConfig, loadKeyCustodyConfig } from './key-custody-config';
 import { loadRateLimitConfig, RateLimitConfig } from './rate-limit-config';
 
@@ -24,6 +25,8 @@ export interface AppConfig {
   databasePreparedStatements: boolean;
   /** PostgreSQL's statement_timeout for the pool's connections (0: none). */
   databaseStatementTimeoutMs: number;
+  /** TLS to PostgreSQL, for every connection (database-tls-config.ts). */
+  databaseTls: DatabaseTlsConfig;
   masterKeys: string | null;
   /** Master key provider, PKCS#11 settings, cryptoperiods, sealed start (key-custody-config.ts). */
   keyCustody: KeyCustodyConfig;
@@ -203,6 +206,18 @@ function keyCustody(env: Env): KeyCustodyConfig {
   }
 }
 
+function databaseTls(env: Env): DatabaseTlsConfig {
+  const urls = ['DATABASE_URL', 'DATABASE_LISTEN_URL'].map((name) => ({
+    name,
+    url: url(env, name, ['postgres:', 'postgresql:']) ?? null,
+  }));
+  try {
+    return loadDatabaseTlsConfig(env, urls);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+}
+
 function rateLimits(env: Env): RateLimitConfig {
   try {
     return loadRateLimitConfig(env);
@@ -236,6 +251,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseConnectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 2000, 100, 60000),
     databasePreparedStatements: bool(env, 'DATABASE_PREPARED_STATEMENTS', true),
     databaseStatementTimeoutMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30000, 0, 3_600_000),
+    databaseTls: databaseTls(env),
     masterKeys: present(env, 'VAULT_MASTER_KEYS') ?? null,
     keyCustody: keyCustody(env),
     bootstrapApiKey: present(env, 'VAULT_BOOTSTRAP_API_KEY') ?? null,

@@ -6,6 +6,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { causeOf, RetryHandle, retryUntilDone, runDetached } from '../common/supervisor';
 import { DATABASE_RUNTIME } from './database-info.module';
 import { DatabaseRuntime } from './database';
+import { PgSsl } from './tls';
 
 export interface ChangeHandlers {
   /** A row named by `payload` changed on some replica: drop what is cached of it. */
@@ -180,8 +181,11 @@ export class ChangeFeed implements OnModuleInit, OnModuleDestroy {
   }
 
   private async listen(): Promise<void> {
-    const options = this.database.options as { url?: string };
-    const client = new Client({ connectionString: this.database.listenUrl ?? options.url });
+    const options = this.database.options as { url?: string; ssl?: PgSsl };
+    const client = new Client({
+      connectionString: this.database.listenUrl ?? options.url,
+      ssl: options.ssl ?? false,
+    });
     client.on('notification', ({ channel, payload }) => {
       if (payload === undefined) {
         return;

@@ -2,6 +2,8 @@ import { DataSourceOptions } from 'typeorm';
 import { join } from 'node:path';
 import { AppConfig } from '../config/app-config';
 import { startEmbeddedPostgres } from './embedded-postgres';
+import { preflight } from './preflight';
+import { PgSsl, pgSsl } from './tls';
 
 export interface DatabaseRuntime {
   options: DataSourceOptions;
@@ -17,6 +19,7 @@ export interface DatabaseRuntime {
  * `connectTimeoutMs`, getting a connection (a free one from the pool, or a new one) fails after that long,
  * so a request during a database outage answers 503 instead of waiting for the operating system's timeout.
  * With `statementTimeoutMs`, PostgreSQL cancels a statement running longer (57014, answered 503).
+ * `ssl` is pgSsl(DATABASE_SSL_MODE...) for PostgreSQL; the embedded database is plain (a local socket).
  */
 export function dataSourceOptions(
   connection: Partial<{ url: string; host: string; port: number; user: string; database: string }>,
@@ -24,9 +27,11 @@ export function dataSourceOptions(
   migrationsRun: boolean,
   connectTimeoutMs?: number,
   statementTimeoutMs = 0,
+  ssl: PgSsl = false,
 ): DataSourceOptions {
   return {
     type: 'postgres',
+    ssl,
     ...(connection.url !== undefined
       ? { url: connection.url }
       : {
@@ -57,6 +62,7 @@ export async function openDatabase(
   opts: { inMemory?: boolean } = {},
 ): Promise<DatabaseRuntime> {
   if (config.databaseUrl !== null) {
+    await preflight(config.databaseUrl, config.databaseTls, config.databaseConnectTimeoutMs);
     return {
       options: dataSourceOptions(
         { url: config.databaseUrl },
@@ -64,6 +70,7 @@ export async function openDatabase(
         config.migrationsRun,
         config.databaseConnectTimeoutMs,
         config.databaseStatementTimeoutMs,
+        pgSsl(config.databaseTls),
       ),
       embedded: false,
       listenUrl: config.databaseListenUrl ?? config.databaseUrl,
