@@ -109,7 +109,7 @@ describeWithSoftHsm('a PKCS#11 boot problem is one line', () => {
 
   it('stops on a wrong PIN, without echoing it', async () => {
     const wrongPin = join(dir, 'wrong-pin');
-    writeFileSync(wrongPin, '0000-9999\n');
+    writeFileSync(wrongPin, '0000-9999\n', { mode: 0o600 });
     const { code, output } = await boot({ ...hsm.env(['hsm-1']), VAULT_PKCS11_PIN_FILE: wrongPin });
     expect(code).toBe(1);
     expect(output).toMatch(
