@@ -11,6 +11,9 @@ import { MetricsService } from '../metrics/metrics.service';
 /** A part that is not ready, with a reason safe to show anyone: no secret, no input, no driver text. */
 export class NotReady extends Error {}
 
+/** This build's migrations are not all applied (MIGRATIONS_RUN=false): data routes answer 503 until they are. */
+export class MigrationsPending extends NotReady {}
+
 /** `work`, or a NotReady rejection once `ms` have passed (a query on a connection that went silent). */
 export function within<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -84,9 +87,14 @@ export class DatabaseHealth implements OnModuleInit {
     }
   }
 
+  /** Every migration of this build is known to be applied (checkMigrations passed once). */
+  get migrationsApplied(): boolean {
+    return this.migrated;
+  }
+
   /**
    * Resolves when every migration of this build is applied (with MIGRATIONS_RUN=false the operator applies
-   * them). Once they are, they stay applied: later checks cost nothing.
+   * them); MigrationsPending when some are not. Once they are, they stay applied: later checks cost nothing.
    */
   async checkMigrations(): Promise<void> {
     if (this.migrated) {
@@ -96,15 +104,19 @@ export class DatabaseHealth implements OnModuleInit {
     const rows = (await within(
       this.dataSource.query(`SELECT name FROM "${table}"`),
       this.config.databaseConnectTimeoutMs,
-    ).catch(() => {
-      throw new NotReady('not known (the migrations table cannot be read)');
+    ).catch((err: unknown) => {
+      // 42P01: no migrations table, a database never migrated.
+      const code = (err as { driverError?: { code?: string } }).driverError?.code;
+      throw code === '42P01'
+        ? new MigrationsPending(`${this.dataSource.migrations.length} pending (npm run migration:run)`)
+        : new NotReady('not known (the migrations table cannot be read)');
     })) as { name: string }[];
     const applied = new Set(rows.map((row) => row.name));
     const pending = this.dataSource.migrations.filter(
       (migration) => !applied.has(migration.name ?? migration.constructor.name),
     );
     if (pending.length > 0) {
-      throw new NotReady(`${pending.length} pending (npm run migration:run)`);
+      throw new MigrationsPending(`${pending.length} pending (npm run migration:run)`);
     }
     this.migrated = true;
   }

@@ -1,7 +1,8 @@
-import { Global, Module } from '@nestjs/common';
+import { Global, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { DatabaseHealth } from './database-health';
 import { HealthController } from './health.controller';
 import { HealthService } from './health.service';
+import { PendingMigrationsMiddleware } from './pending-migrations.middleware';
 import { UnsealController } from './unseal.controller';
 
 /** Liveness and readiness for orchestrators; HealthService is global so shutdown can flag it. */
@@ -11,4 +12,8 @@ import { UnsealController } from './unseal.controller';
   providers: [DatabaseHealth, HealthService],
   exports: [HealthService],
 })
-export class HealthModule {}
+export class HealthModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(PendingMigrationsMiddleware).forRoutes('*');
+  }
+}

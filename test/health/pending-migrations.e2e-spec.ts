@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { postgresUrl } from '../support/databases';
+import { expectProblem } from '../support/problems';
 import { ensureBuild, freePort, spawnServer, SpawnedServer, waitForOutput } from '../support/spawned-server';
-import { TEST_MASTER_KEYS } from '../support/test-app';
+import { TEST_MASTER_KEYS, TestContext } from '../support/test-app';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..', '..');
@@ -61,6 +62,23 @@ describeOnPostgres('MIGRATIONS_RUN=false on a database without the schema', () =
     expect(errors).toHaveProperty('migrations');
     // The bootstrap key does not work yet: a client waiting for readiness must not be let in before it does.
     expect(errors).toHaveProperty('setup');
+    // Data routes name the migrations too (not a 500 from a missing table), before and after authentication.
+    for (const [method, path, key] of [
+      ['GET', '/applications/key', KEY],
+      ['POST', '/tokens', KEY],
+      ['GET', '/tokens', undefined],
+    ] as const) {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: { 'Content-Type': 'application/json', ...(key === undefined ? {} : { 'BT-API-KEY': key }) },
+        ...(method === 'POST' ? { body: JSON.stringify({ type: 'token', data: 'x' }) } : {}),
+      });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('30');
+      expect(((await res.json()) as { detail: string }).detail).toMatch(
+        /^The database schema is not up to date: migrations \d+ pending \(npm run migration:run\)/,
+      );
+    }
 
     await run(process.execPath, [join(ROOT, 'dist', 'src', 'cli.js'), 'migrate'], {
       cwd: ROOT,
@@ -94,4 +112,38 @@ describeOnPostgres('MIGRATIONS_RUN=false on a database without the schema', () =
       await admin(`DROP DATABASE IF EXISTS ${name}_b WITH (FORCE)`);
     }
   }, 60_000);
+});
+
+describe('MIGRATIONS_RUN=false on a database lacking the last migration (both databases)', () => {
+  let ctx: TestContext;
+  afterAll(() => ctx.close());
+
+  it('answers data routes 503 naming migrations with Retry-After until it is applied, then serves them', async () => {
+    ctx = await TestContext.create();
+    const tenant = await ctx.newTenant();
+    // TypeORM answers a DELETE ... RETURNING with [rows, affected].
+    const [[row]] = await ctx.dataSource.query<[{ id: number; timestamp: string; name: string }[], number]>(
+      'DELETE FROM migrations WHERE id = (SELECT max(id) FROM migrations) RETURNING id, timestamp, name',
+    );
+    // A server started now, without applying migrations at boot (the operator runs them).
+    Object.assign(ctx.database, { options: { ...ctx.database.options, migrationsRun: false } });
+    await ctx.restart({ MIGRATIONS_RUN: 'false' });
+
+    // The tables mostly exist: without the gate this older schema would answer, or fail with a 500.
+    const res = await ctx.http.get('/applications/key').set('BT-API-KEY', tenant.key);
+    expectProblem(res, 503);
+    expect(res.headers['retry-after']).toBe('30');
+    expect(res.body.detail).toBe(
+      'The database schema is not up to date: migrations 1 pending (npm run migration:run). Try again once an operator has applied them.',
+    );
+    await ctx.http.get('/health/live').expect(200);
+    expectProblem(await ctx.http.get('/health/ready'), 503, ['migrations']);
+
+    await ctx.dataSource.query('INSERT INTO migrations (id, timestamp, name) VALUES ($1, $2, $3)', [
+      row.id,
+      row.timestamp,
+      row.name,
+    ]);
+    await ctx.http.get('/applications/key').set('BT-API-KEY', tenant.key).expect(200);
+  });
 });
