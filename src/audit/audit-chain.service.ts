@@ -5,28 +5,32 @@ import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
 import { TenantKeysService } from '../crypto/tenant-keys.service';
 import { Transactions } from '../database/transactions';
-import { anchorSignature, chainKey, CHAIN_KEY_ID, headSignature, linkHash } from './audit-chain';
+import {
+  anchorSignature,
+  chainKey,
+  CHAIN_KEY_ID,
+  headSignature,
+  linkHash,
+  SealError,
+  SealProgress,
+} from './audit-chain';
 import {
   Breach,
   ChainHead,
   countChained,
-  Link,
-  lockHeads,
   SignedHead,
   signHead,
   tenantExists,
   updateHeads,
 } from './audit-heads';
+import { appendLinks, catchUpHeads, ChainKeys, Sealable } from './audit-append';
 import { recordColumns } from './audit-event';
-import type { AuditRow, LinkedRow } from './audit-event';
+import type { LinkedRow } from './audit-event';
 
 const SEAL_BATCH = 500;
 const VERIFY_BATCH = 1000;
 /** How long `sealAll({ wait: true })` waits for transactions still writing when it was called. */
 const WAIT_MS = 10_000;
-
-/** A record the sealer is about to chain, with the transaction that wrote it. */
-type Sealable = AuditRow & { xid: string };
 
 /**
  * The per-tenant hash chain of audit records. Records are inserted unchained (one cheap INSERT on the hot
@@ -38,6 +42,15 @@ type Sealable = AuditRow & { xid: string };
  */
 @Injectable()
 export class AuditChain {
+  /** Whether this process has moved every head over links already past it (once, at its first seal). */
+  private caughtUp = false;
+  /** What appending links needs of this chain. */
+  private readonly appending: ChainKeys = {
+    key: (tenantId, keyId) => this.key(tenantId, keyId),
+    headHolds: (head) => this.headHolds(head),
+    now: () => this.clock.now(),
+  };
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly transactions: Transactions,
@@ -63,7 +76,8 @@ export class AuditChain {
   /**
    * Chains every record whose transaction has ended; how many. First it waits (at most WAIT_MS) until every
    * transaction that had written when it was called has ended, so that everything committed before the call
-   * is chained; the scheduled job, which comes back anyway, passes `wait: false`.
+   * is chained; the scheduled job, which comes back anyway, passes `wait: false`. A failure is a SealError
+   * naming the SQLSTATE and the record sealing stopped at.
    */
   async sealAll({ wait = true }: { wait?: boolean } = {}): Promise<number> {
     if (wait) {
@@ -71,9 +85,18 @@ export class AuditChain {
     }
     let total = 0;
     for (;;) {
-      const sealed = await this.transactions.run(() => this.sealBatch(this.transactions.manager));
-      total += sealed;
-      if (sealed < SEAL_BATCH) {
+      const progress: SealProgress = { at: null };
+      let batch: { scanned: number; chained: number };
+      try {
+        batch = await this.transactions.run(() =>
+          this.sealBatch(this.transactions.manager, progress, !this.caughtUp),
+        );
+      } catch (err) {
+        throw new SealError(err, progress.at);
+      }
+      this.caughtUp = true;
+      total += batch.chained;
+      if (batch.scanned < SEAL_BATCH) {
         return total;
       }
     }
@@ -99,26 +122,37 @@ export class AuditChain {
   /**
    * The next records after the cursor, in (xid, id) order, of transactions older than any still running:
    * none can commit behind the cursor later. Each tenant's get the next links of its chain, under the lock
-   * of the cursor (one sealer at a time) and of the tenant's head (which retention also moves).
+   * of the cursor (one sealer at a time) and of the tenant's head (which retention also moves). Idempotent:
+   * a record that has a link already is passed over, and links already past a head are taken into it first,
+   * whatever an interrupted or earlier sealer left (`catchUp`: every tenant's head, once per process).
    */
-  private async sealBatch(m: EntityManager): Promise<number> {
+  private async sealBatch(
+    m: EntityManager,
+    progress: SealProgress,
+    catchUp: boolean,
+  ): Promise<{ scanned: number; chained: number }> {
     const [cursor]: { xid: string; id: string; unsigned_heads: boolean }[] = await m.query(
       'SELECT cursor_xid::text AS xid, cursor_id AS id, unsigned_heads FROM audit_seal_state FOR UPDATE',
     );
+    progress.at = { tenantId: null, recordId: cursor.id, xid: cursor.xid };
     if (cursor.unsigned_heads) {
       await this.signUnsignedHeads(m);
     }
-    const rows: Sealable[] = await m.query(
-      `SELECT ${recordColumns()}, xid::text AS xid FROM audit_records
-       WHERE (xid, id) > ($1::xid8, $2::uuid) AND xid < pg_snapshot_xmin(pg_current_snapshot())
-       ORDER BY xid, id LIMIT ${SEAL_BATCH}`,
+    if (catchUp) {
+      await catchUpHeads(m, this.appending);
+    }
+    // `r.xid`, never a bare `xid` (the text output column): ORDER BY would sort the ids as text, '1000'
+    // before '999', and batches overlapped across such a boundary, linking a record twice.
+    const rows: (Sealable & { linked: boolean })[] = await m.query(
+      `SELECT ${recordColumns('r')}, r.xid::text AS xid, EXISTS (
+         SELECT 1 FROM audit_links l WHERE l.tenant_id = r.tenant_id AND l.record_id = r.id) AS linked
+       FROM audit_records r
+       WHERE (r.xid, r.id) > ($1::xid8, $2::uuid) AND r.xid < pg_snapshot_xmin(pg_current_snapshot())
+       ORDER BY r.xid, r.id LIMIT ${SEAL_BATCH}`,
       [cursor.xid, cursor.id],
     );
-    if (rows.length === 0) {
-      return 0;
-    }
     const byTenant = new Map<string, Sealable[]>();
-    for (const row of rows) {
+    for (const row of rows.filter((r) => !r.linked)) {
       const own = byTenant.get(row.tenant_id);
       if (own === undefined) {
         byTenant.set(row.tenant_id, [row]);
@@ -126,53 +160,16 @@ export class AuditChain {
         own.push(row);
       }
     }
-    const heads = await lockHeads(m, [...byTenant.keys()]);
-    const links: Link[] = [];
-    const moved: SignedHead[] = [];
-    for (const head of heads) {
-      const { keyId, key } = (await this.key(head.tenant_id)) as { keyId: string; key: KeyObject };
-      // Never extend a head someone rewound or cut: sealing stops loudly until audit:verify is looked at.
-      if (!(await this.headHolds(head))) {
-        throw new Error(
-          `the audit chain head of tenant ${head.tenant_id} (link ${head.head_seq}) is not signed by this vault: ` +
-            'it may have been cut or rewound; run audit:verify',
-        );
-      }
-      let seq = BigInt(head.head_seq);
-      let prev = head.head_hash;
-      for (const row of byTenant.get(head.tenant_id) ?? []) {
-        seq += 1n;
-        const hash = linkHash(key, row, seq.toString(), prev);
-        links.push({
-          tenantId: row.tenant_id,
-          seq: seq.toString(),
-          recordXid: row.xid,
-          recordId: row.id,
-          prev,
-          hash,
-          keyId,
-        });
-        prev = hash;
-      }
-      moved.push(signHead(head.tenant_id, seq.toString(), prev, { keyId, key }, this.clock.now()));
+    const first = rows.find((r) => !r.linked);
+    if (first !== undefined) {
+      progress.at = { tenantId: first.tenant_id, recordId: first.id, xid: first.xid };
     }
-    await m.query(
-      `INSERT INTO audit_links (tenant_id, seq, record_xid, record_id, prev_hash, hash, key_id)
-       SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::xid8[], $4::uuid[], $5::text[], $6::text[], $7::text[])`,
-      [
-        links.map((l) => l.tenantId),
-        links.map((l) => l.seq),
-        links.map((l) => l.recordXid),
-        links.map((l) => l.recordId),
-        links.map((l) => l.prev),
-        links.map((l) => l.hash),
-        links.map((l) => l.keyId),
-      ],
-    );
-    await updateHeads(m, moved);
-    const last = rows[rows.length - 1];
-    await m.query('UPDATE audit_seal_state SET cursor_xid = $1::xid8, cursor_id = $2', [last.xid, last.id]);
-    return rows.length;
+    const links = byTenant.size === 0 ? 0 : await appendLinks(m, byTenant, this.appending);
+    if (rows.length > 0) {
+      const last = rows[rows.length - 1];
+      await m.query('UPDATE audit_seal_state SET cursor_xid = $1::xid8, cursor_id = $2', [last.xid, last.id]);
+    }
+    return { scanned: rows.length, chained: links };
   }
 
   /**
@@ -279,8 +276,9 @@ export class AuditChain {
       const rows: (LinkedRow & { record_id: string })[] = await this.dataSource.query(
         `SELECT l.seq, l.prev_hash, l.hash, l.key_id, l.record_id, ${recordColumns('r')} FROM audit_links l
          LEFT JOIN audit_records r ON r.xid = l.record_xid AND r.id = l.record_id AND r.tenant_id = l.tenant_id
-         WHERE l.tenant_id = $1 AND l.seq >= $2 ORDER BY l.seq LIMIT ${VERIFY_BATCH}`,
-        [tenantId, expected.toString()],
+         WHERE l.tenant_id = $1 AND l.seq >= $2 AND l.seq <= $3 ORDER BY l.seq LIMIT ${VERIFY_BATCH}`,
+        // Up to the head read above: a replica sealing meanwhile appends past it.
+        [tenantId, expected.toString(), head.head_seq],
       );
       for (const row of rows) {
         if (row.seq !== expected.toString()) {

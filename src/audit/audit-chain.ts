@@ -125,3 +125,34 @@ export function parseCheckpoints(text: string): Checkpoint[] {
   }
   return found;
 }
+
+/** Where sealing is: the record it chains next (or, before it has read any, the cursor it starts after). */
+export interface SealProgress {
+  at: { tenantId: string | null; recordId: string; xid: string } | null;
+}
+
+/**
+ * Sealing failed: the SQLSTATE when the database refused (`code`) and the record it stopped at, which the
+ * job logs instead of the message (a database message may quote values).
+ */
+export class SealError extends Error {
+  readonly code: string | null;
+  readonly type: string;
+
+  constructor(
+    override readonly cause: unknown,
+    readonly stoppedAt: SealProgress['at'],
+  ) {
+    const code = (cause as { code?: unknown } | null)?.code;
+    const at =
+      stoppedAt === null
+        ? ''
+        : ` at record ${stoppedAt.recordId} (transaction ${stoppedAt.xid}` +
+          `${stoppedAt.tenantId === null ? '' : `, tenant ${stoppedAt.tenantId}`})`;
+    const sqlState = typeof code === 'string' ? ` [SQLSTATE ${code}]` : '';
+    super(`sealing stopped${at}${sqlState}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'SealError';
+    this.code = typeof code === 'string' ? code : null;
+    this.type = cause instanceof Error ? cause.name : 'unknown';
+  }
+}

@@ -1,6 +1,8 @@
 import type { KeyObject } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { headSignature } from './audit-chain';
+import { recordColumns } from './audit-event';
+import type { LinkedRow } from './audit-event';
 
 /** A tenant's `audit_chains` row: where its chain ends (the signed head) and starts (the signed anchor). */
 export interface ChainHead {
@@ -90,6 +92,28 @@ export async function lockHeads(m: EntityManager, tenantIds: string[]): Promise<
   return m.query(
     'SELECT * FROM audit_chains WHERE tenant_id = ANY($1::uuid[]) ORDER BY tenant_id FOR UPDATE',
     [tenantIds],
+  );
+}
+
+/** A link of the chain with its record's columns (null when the record is gone). */
+export type StoredLink = LinkedRow & { link_tenant_id: string; record_id: string; seq: string; hash: string };
+
+/**
+ * The links past the heads (tenant ids and head seqs), in (tenant, seq) order, with their records: what a
+ * sealer that wrote its links but not its head would leave. Normally none: one probe of the key per tenant.
+ */
+export async function linksPastHeads(
+  m: EntityManager,
+  heads: Pick<ChainHead, 'tenant_id' | 'head_seq'>[],
+): Promise<StoredLink[]> {
+  return m.query(
+    `SELECT l.tenant_id AS link_tenant_id, l.seq::text AS seq, l.prev_hash, l.hash, l.key_id, l.record_id,
+       ${recordColumns('r')}
+     FROM unnest($1::uuid[], $2::bigint[]) AS h(tenant_id, seq)
+     JOIN audit_links l ON l.tenant_id = h.tenant_id AND l.seq > h.seq
+     LEFT JOIN audit_records r ON r.xid = l.record_xid AND r.id = l.record_id AND r.tenant_id = l.tenant_id
+     ORDER BY l.tenant_id, l.seq`,
+    [heads.map((h) => h.tenant_id), heads.map((h) => h.head_seq)],
   );
 }
 

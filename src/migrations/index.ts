@@ -24,6 +24,7 @@ import { ReactorRunsOwner1764700400000 } from './1764700400000-reactor-runs-owne
 import { WebhookDeliveryLeases1764700450000 } from './1764700450000-webhook-delivery-leases';
 import { AuditHeadSignatures1764700500000 } from './1764700500000-audit-head-signatures';
 import { AuditTokenIds1764700700000 } from './1764700700000-audit-token-ids';
+import { AuditSealResume1764800000000 } from './1764800000000-audit-seal-resume';
 
 /** Every migration, in order. Listed by class so the same list works from TypeScript (tests) and dist. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   WebhookDeliveryLeases1764700450000,
   AuditHeadSignatures1764700500000,
   AuditTokenIds1764700700000,
+  AuditSealResume1764800000000,
 ];
