@@ -1,7 +1,8 @@
 import { AuditChain } from '../audit/audit-chain.service';
 import { AuditCheckpoints } from '../audit/audit-checkpoints.service';
 import { AuditRetention } from '../audit/audit-retention.service';
-import { Command, fail, out, parse, UsageError, withAppContext } from './kit';
+import { Command, fail, out, parse, UsageError } from './kit';
+import { withMasterKeys } from './sealed';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -19,7 +20,7 @@ export const auditExport: Command = {
     if (tenant !== undefined && !UUID.test(tenant)) {
       throw new UsageError('--tenant must be a tenant id (UUID)');
     }
-    return withAppContext(config, async (app) => {
+    return withMasterKeys(config, async (app) => {
       for await (const record of app.get(AuditRetention).export(since, tenant)) {
         out(JSON.stringify(record));
       }

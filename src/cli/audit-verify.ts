@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { Checkpoint, parseCheckpoints } from '../audit/audit-chain';
 import { AuditChain } from '../audit/audit-chain.service';
 import { AuditCheckpoints } from '../audit/audit-checkpoints.service';
-import { CliError, Command, out, parse, UsageError, withAppContext } from './kit';
+import { CliError, Command, out, parse, UsageError } from './kit';
+import { withMasterKeys } from './sealed';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -37,7 +38,7 @@ export const auditVerify: Command = {
       throw new UsageError('--tenant must be a tenant id (UUID)');
     }
     const kept = typeof values.checkpoint === 'string' ? readCheckpoints(values.checkpoint) : [];
-    return withAppContext(config, async (app) => {
+    return withMasterKeys(config, async (app) => {
       const chain = app.get(AuditChain);
       const checkpoints = app.get(AuditCheckpoints);
       let problems = 0;

@@ -126,7 +126,11 @@ describe('a sealed deployment from its first start', () => {
     );
     expect(rotated.stdout).toMatch(/now writes with data key version 2/);
     expect(rotated.code).toBe(0);
-    for (const run of [created, rotated]) {
+    // The audit chain's keys are the tenants' too: verifying a sealed deployment takes the shares as well.
+    const verified = await cli(sealed(), ['audit:verify'], `${shares[0]}\n${shares[2]}\n`);
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toContain(`tenant ${tenant.tenant_id}: ok`);
+    for (const run of [created, rotated, verified]) {
       expect(run.stdout + run.stderr).not.toMatch(/tvs\d\./);
     }
 
