@@ -1,0 +1,123 @@
+import request from 'supertest';
+import { AuditChain } from '../../src/audit/audit-chain.service';
+import { auditVerify } from '../../src/cli/audit-verify';
+import { TestContext, TestTenant } from '../support/test-app';
+import { tokenApp } from '../support/token-factory';
+
+const onPostgres = process.env.DATABASE_URL ? it : it.skip;
+
+/** audit:verify run as `npm run cli` would, on the test's database: what it wrote, and what it threw. */
+async function verifyCli(ctx: TestContext): Promise<{ said: string; error: unknown }> {
+  const lines: string[] = [];
+  const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    lines.push(String(chunk));
+    return true;
+  });
+  let error: unknown = undefined;
+  try {
+    const url = (ctx.database.options as { url: string }).url;
+    await auditVerify.run([], {
+      ...ctx.config,
+      databaseUrl: url,
+      databaseListenUrl: url,
+      logLevel: 'silent',
+    });
+  } catch (err) {
+    error = err;
+  } finally {
+    spy.mockRestore();
+  }
+  return { said: lines.join(''), error };
+}
+
+describe('two sealers and audit:verify at once, after a crash', () => {
+  let ctx: TestContext;
+  let tenant: TestTenant;
+  beforeAll(async () => {
+    ctx = await TestContext.create();
+    tenant = await ctx.newTenant();
+  });
+  afterAll(() => ctx.close());
+
+  onPostgres('continue one chain from a half-sealed batch, and every verify passes meanwhile', async () => {
+    const app = await tokenApp(ctx, tenant);
+    for (let i = 0; i < 5; i++) {
+      await app.api.create({ type: 'token', data: `before ${i}` }).expect(201);
+    }
+    await ctx.get(AuditChain).sealAll();
+    // What a crash between writing links and moving the head and the cursor leaves.
+    const [head]: Record<string, unknown>[] = await ctx.dataSource.query(
+      'SELECT * FROM audit_chains WHERE tenant_id = $1',
+      [tenant.tenantId],
+    );
+    const [cursor]: Record<string, unknown>[] = await ctx.dataSource.query('SELECT * FROM audit_seal_state');
+    for (let i = 0; i < 5; i++) {
+      await app.api.create({ type: 'token', data: `lost ${i}` }).expect(201);
+    }
+    await ctx.get(AuditChain).sealAll();
+    await ctx.dataSource.query(
+      `UPDATE audit_chains SET head_seq = $2, head_hash = $3, head_signed_at = $4, head_key_id = $5,
+         head_signature = $6 WHERE tenant_id = $1`,
+      [
+        tenant.tenantId,
+        head.head_seq,
+        head.head_hash,
+        head.head_signed_at,
+        head.head_key_id,
+        head.head_signature,
+      ],
+    );
+    await ctx.dataSource.query('UPDATE audit_seal_state SET cursor_xid = $1, cursor_id = $2', [
+      cursor.cursor_xid,
+      cursor.cursor_id,
+    ]);
+
+    // Both replicas start afresh, as after the restart.
+    await ctx.restart();
+    const second = await ctx.secondInstance();
+    const servers = [ctx.vault.app.getHttpServer(), second.app.getHttpServer()];
+    const chains = [ctx.get(AuditChain), second.app.get(AuditChain)];
+    const writes = Array.from({ length: 60 }, (_, i) =>
+      request(servers[i % 2])
+        .post('/tokens')
+        .set('BT-API-KEY', app.key)
+        .send({ type: 'token', data: `v${i}` }),
+    );
+    // Both replicas seal, again and again, while audit:verify (which seals too) runs three times.
+    let verifying = true;
+    const sealers = chains.map(async (chain) => {
+      while (verifying) {
+        await chain.sealAll({ wait: false });
+      }
+    });
+    const verifies: { said: string; error: unknown }[] = [];
+    try {
+      for (let i = 0; i < 3; i++) {
+        verifies.push(await verifyCli(ctx));
+      }
+    } finally {
+      verifying = false;
+    }
+    const answers = await Promise.all(writes);
+    await Promise.all(sealers);
+    expect(answers.map((a) => a.status)).toEqual(Array(60).fill(201));
+    for (const { said, error } of verifies) {
+      expect(error).toBeUndefined();
+      expect(said).toContain(`tenant ${tenant.tenantId}: ok`);
+    }
+
+    await Promise.all(chains.map((c) => c.sealAll()));
+    const links: { seq: string; prev_hash: string | null; hash: string }[] = await ctx.dataSource.query(
+      'SELECT seq, prev_hash, hash FROM audit_links WHERE tenant_id = $1 ORDER BY seq',
+      [tenant.tenantId],
+    );
+    const [{ n }]: { n: number }[] = await ctx.dataSource.query(
+      'SELECT count(*)::int AS n FROM audit_records WHERE tenant_id = $1',
+      [tenant.tenantId],
+    );
+    expect(links.map((l) => Number(l.seq))).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+    links.forEach((link, i) => expect(link.prev_hash).toBe(i === 0 ? null : links[i - 1].hash));
+    expect(await chains[1].verify(tenant.tenantId)).toBeNull();
+    expect((await verifyCli(ctx)).error).toBeUndefined();
+  });
+});
