@@ -1,3 +1,5 @@
+import { insideWholeTransaction } from './whole-transaction';
+
 /** One caller's item, waiting for the batch that carries it. */
 interface Waiting<I, O> {
   item: I;
@@ -30,6 +32,10 @@ export class StatementBatcher<I, O> {
   ) {}
 
   submit(item: I): Promise<O> {
+    if (insideWholeTransaction()) {
+      // Its own statement in the request's transaction: other requests' rows must not commit with it.
+      return this.run([item]).then(([output]) => output);
+    }
     return new Promise<O>((resolve, reject) => {
       this.waiting.push({ item, resolve, reject });
       this.sendSoon();
@@ -38,6 +44,9 @@ export class StatementBatcher<I, O> {
 
   /** Several rows of one caller: they go in the same batch (unless `max` or a conflict key splits them). */
   submitAll(items: readonly I[]): Promise<O[]> {
+    if (insideWholeTransaction()) {
+      return this.run([...items]);
+    }
     const outputs = items.map(
       (item) =>
         new Promise<O>((resolve, reject) => {

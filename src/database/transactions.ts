@@ -2,6 +2,9 @@ import { Global, Injectable, Module } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager } from 'typeorm';
+import { insideWholeTransaction, routeIntoWholeTransactions, runWhole } from './whole-transaction';
+
+const routed = new WeakSet<DataSource>();
 
 /**
  * One business operation that spans modules (creating a tenant writes its keys, its owner and its management
@@ -13,24 +16,46 @@ import { DataSource, EntityManager } from 'typeorm';
 export class Transactions {
   private readonly open = new AsyncLocalStorage<EntityManager>();
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    if (!routed.has(dataSource)) {
+      routed.add(dataSource);
+      routeIntoWholeTransactions(dataSource);
+    }
+  }
 
-  /** Runs `work` in one transaction; inside one already, joins it (all or nothing stays the outer one's). */
+  /**
+   * Runs `work` in one transaction; inside one already, joins it (all or nothing stays the outer one's).
+   * Inside a request's whole transaction it is a savepoint: a failed operation undoes only its own part.
+   */
   run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.open.getStore() !== undefined) {
+    if (this.current() !== undefined && !insideWholeTransaction()) {
       return work();
     }
     return this.dataSource.transaction((manager) => this.open.run(manager, work));
   }
 
+  /**
+   * Runs `work` in one transaction that every query made meanwhile joins, through whatever service
+   * (see whole-transaction.ts): a request whose work must commit together with its idempotent answer.
+   */
+  runWhole<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return runWhole(this.dataSource, (manager) => this.open.run(manager, () => work(manager)));
+  }
+
   /** Whether `run` has a transaction open here. */
   get active(): boolean {
-    return this.open.getStore() !== undefined;
+    return this.current() !== undefined;
   }
 
   /** Where to read and write now: the open transaction, or the data source. */
   get manager(): EntityManager {
-    return this.open.getStore() ?? this.dataSource.manager;
+    return this.current() ?? this.dataSource.manager;
+  }
+
+  /** The open transaction; none for work left running after its transaction ended. */
+  private current(): EntityManager | undefined {
+    const manager = this.open.getStore();
+    return manager?.queryRunner?.isReleased === true ? undefined : manager;
   }
 }
 

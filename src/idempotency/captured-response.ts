@@ -38,7 +38,7 @@ const NOT_REPLAYED = new Set([
  */
 export function captureResponse(
   res: Response,
-  finished: (captured: CapturedResponse | null) => Promise<void>,
+  finished: (captured: CapturedResponse | null) => Promise<EndArguments | void>,
 ): void {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -76,13 +76,21 @@ export function captureResponse(
   });
 }
 
+/** What `res.end` was called with: `finished` may answer others to send instead (another answer). */
+export type EndArguments = unknown[];
+
 /** Runs `finished` (given the arguments of `res.end`) before the last byte of the answer goes out. */
-export function beforeAnswered(res: Response, finished: (endArgs: unknown[]) => Promise<void>): void {
+export function beforeAnswered(
+  res: Response,
+  finished: (endArgs: EndArguments) => Promise<EndArguments | void>,
+): void {
   const end = res.end.bind(res) as (...args: unknown[]) => Response;
   res.end = ((...args: unknown[]) => {
     res.end = end as Response['end'];
-    const done = (): void => void end(...args);
-    finished(args).then(done, done);
+    finished(args).then(
+      (instead) => void end(...(instead ?? args)),
+      () => void end(...args),
+    );
     return res;
   }) as Response['end'];
 }

@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { from, map, Observable, of, switchMap } from 'rxjs';
 import type { AuthenticatedRequest } from '../access/decorators';
 import { rawBodyHash } from '../common/request-body';
+import { AtomicWrites } from './atomic-writes';
 import { DISCLOSES_METADATA, DisclosureReplay, ReplayingRequest } from './discloses';
 import { Idempotency } from './idempotency.service';
 
@@ -15,6 +16,7 @@ import { Idempotency } from './idempotency.service';
 export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly idempotency: Idempotency,
+    private readonly atomic: AtomicWrites,
     private readonly reflector: Reflector,
   ) {}
 
@@ -33,7 +35,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
       context.getHandler(),
     );
     const res = http.getResponse<Response>();
-    return from(this.idempotency.handle(req, res, key, who, rawBodyHash(req), discloses)).pipe(
+    const bodyHash = rawBodyHash(req);
+    if (discloses !== 'recheck') {
+      // Everything but a reaction (whose code may call out) rolls back: claim, work and answer commit together.
+      return this.atomic.run(req, res, { key, who, bodyHash }, discloses === 'rerun', () => next.handle());
+    }
+    return from(this.idempotency.handle(req, res, key, who, bodyHash, discloses)).pipe(
       switchMap((run) => (run ? next.handle() : of(undefined))),
       // A kept answer the handler was given to recheck: sent only now that its checks have passed.
       map((result: unknown) => {

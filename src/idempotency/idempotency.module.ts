@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { AtomicWrites } from './atomic-writes';
 import { Idempotency } from './idempotency.service';
 import { IdempotencyStore } from './idempotency.store';
 
@@ -8,7 +9,7 @@ import { IdempotencyStore } from './idempotency.store';
  */
 @Global()
 @Module({
-  providers: [IdempotencyStore, Idempotency],
-  exports: [Idempotency, IdempotencyStore],
+  providers: [IdempotencyStore, Idempotency, AtomicWrites],
+  exports: [Idempotency, IdempotencyStore, AtomicWrites],
 })
 export class IdempotencyModule {}

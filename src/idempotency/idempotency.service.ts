@@ -7,7 +7,7 @@ import { causeOf } from '../common/supervisor';
 import { MetricsService } from '../metrics/metrics.service';
 import { beforeAnswered, CapturedResponse, captureResponse, replay } from './captured-response';
 import { DisclosureReplay, PendingReplay, ReplayingRequest } from './discloses';
-import { IdempotencyStore } from './idempotency.store';
+import { Begun, IdempotencyStore } from './idempotency.store';
 
 export const IDEMPOTENCY_HEADER = 'bt-idempotency-key';
 const METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -82,6 +82,9 @@ export class Idempotency {
   }
 
   /**
+   * For the routes whose work cannot roll back (/proxy, a reaction; every other route: AtomicWrites): the
+   * claim commits before the work, so a retry never runs it twice while it may still run (409 meanwhile, and
+   * for STALE_MARGIN_MS past the longest route time limit if the process died).
    * Either replays the stored answer on `res` (returns false: do nothing more) or claims the key and watches
    * `res`, so the answer is stored (success) or the claim released (failure) as it is sent (returns true).
    * A route that discloses token data (@Discloses) is never answered from the store alone. `rerun`: it keeps
@@ -97,43 +100,18 @@ export class Idempotency {
     bodyHash: string,
     discloses?: DisclosureReplay,
   ): Promise<boolean> {
-    let begun;
-    try {
-      begun = await this.store.begin({ ...who, key, method: req.method, path: req.originalUrl, bodyHash });
-    } catch (err) {
-      if (err instanceof ApiError) {
-        this.outcomes.inc({ outcome: err.status === 409 ? 'in_flight' : 'mismatch' });
-      }
-      throw err;
-    }
+    const begun = await this.begin(req, key, who, bodyHash);
     if (begun.kind === 'replay') {
-      if (discloses === 'rerun') {
-        // Also ignores an answer kept before the route was marked: a disclosure is never replayed.
-        this.outcomes.inc({ outcome: 'rerun' });
-        return true;
-      }
-      if (begun.response === null) {
-        throw new ApiError(
-          409,
-          'A request with this idempotency key succeeded, but its answer was too large to keep: it cannot be replayed.',
-        );
-      }
-      if (discloses === 'recheck') {
-        (req as ReplayingRequest).pendingReplay = new PendingReplay(begun.response);
-        return true;
-      }
-      this.outcomes.inc({ outcome: 'replayed' });
-      replay(res, begun.response);
-      return false;
+      return this.replayOrRun(req, res, begun.response, discloses);
     }
     const { ticket } = begun;
     const record = async (captured: CapturedResponse | null): Promise<void> => {
       const succeeded = res.statusCode < 400;
       try {
         await (succeeded ? this.store.complete(ticket, captured) : this.store.abandon(ticket));
-        this.outcomes.inc({ outcome: succeeded ? 'stored' : 'failed' });
+        this.count(succeeded ? 'stored' : 'failed');
       } catch (err) {
-        // The work is done and answered; a retry meanwhile gets 409 until the claim goes stale.
+        // The work is done and answered; a retry meanwhile gets 409 until the claim goes stale (staleAfterMs).
         this.logger.warn(`recording an idempotent answer failed: ${causeOf(err)}`);
       }
     };
@@ -145,13 +123,68 @@ export class Idempotency {
     return true;
   }
 
+  /** Claims the key (`inTransaction`: in the open one, see AtomicWrites), counting refusals (409, 422). */
+  async begin(
+    req: Request,
+    key: string,
+    who: IdempotencyScope,
+    bodyHash: string,
+    inTransaction = false,
+  ): Promise<Begun> {
+    try {
+      return await this.store.begin(
+        { ...who, key, method: req.method, path: req.originalUrl, bodyHash },
+        inTransaction,
+      );
+    } catch (err) {
+      if (err instanceof ApiError) {
+        this.count(err.status === 409 ? 'in_flight' : 'mismatch');
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * A retry that found the key answered: replays the answer on `res` (false: do nothing more), or says the
+   * route runs (true): again (`rerun`), or to check the answer it is given on `req.pendingReplay` (`recheck`).
+   */
+  replayOrRun(
+    req: Request,
+    res: Response,
+    response: CapturedResponse | null,
+    discloses?: DisclosureReplay,
+  ): boolean {
+    if (discloses === 'rerun') {
+      // Also ignores an answer kept before the route was marked: a disclosure is never replayed.
+      this.count('rerun');
+      return true;
+    }
+    if (response === null) {
+      throw new ApiError(
+        409,
+        'A request with this idempotency key succeeded, but its answer was too large to keep: it cannot be replayed.',
+      );
+    }
+    if (discloses === 'recheck') {
+      (req as ReplayingRequest).pendingReplay = new PendingReplay(response);
+      return true;
+    }
+    this.count('replayed');
+    replay(res, response);
+    return false;
+  }
+
+  count(outcome: 'stored' | 'replayed' | 'rerun' | 'failed' | 'in_flight' | 'mismatch'): void {
+    this.outcomes.inc({ outcome });
+  }
+
   /** Sends the kept answer of a `recheck` route once the route has checked it under today's rules. */
   replayChecked(res: Response, pending: PendingReplay): void {
     if (!pending.isChecked) {
       // A route marked `recheck` that ignored its PendingReplay: never hand out what it did not check.
       throw new Error('A kept answer was about to be replayed without the route checking it');
     }
-    this.outcomes.inc({ outcome: 'replayed' });
+    this.count('replayed');
     replay(res, pending.answer);
   }
 }

@@ -13,10 +13,12 @@ import type { CapturedResponse } from './captured-response';
 /** How long a successful response is replayed. */
 export const REPLAY_FOR_MS = 24 * 60 * 60 * 1000;
 /**
- * A request still marked running after this long was cut off (its process died between the work and the
- * record): a retry may take it over. Longer than any request may run (the proxy's own limit is 25 s).
+ * Added to the time limits of the routes whose work cannot roll back (/proxy: PROXY_TIMEOUT_MS, a reaction:
+ * SANDBOX_TIMEOUT_MS), the only ones that leave a claim running across a crash (every other keyed write
+ * claims inside its own transaction): a claim still running after the longer of them and this margin was cut
+ * off (its process died between the work and the record), and a retry may take it over.
  */
-export const STALE_AFTER_MS = 2 * 60 * 1000;
+export const STALE_MARGIN_MS = 5000;
 const PURGE_BATCH = 1000;
 
 /** What identifies one idempotent request: who sent it under which key, and what it asked. */
@@ -81,11 +83,21 @@ export class IdempotencyStore {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async begin(request: IdempotentRequest): Promise<Begun> {
+  /** How old a running claim is before a retry may take it over (see STALE_MARGIN_MS). */
+  get staleAfterMs(): number {
+    return Math.max(this.config.proxyTimeoutMs, this.config.sandboxTimeoutMs) + STALE_MARGIN_MS;
+  }
+
+  /**
+   * Claims the key, or finds its claim. `inTransaction`: in the caller's open transaction (see
+   * AtomicWrites), its own statement, durable with the commit of the work it claims for.
+   */
+  async begin(request: IdempotentRequest, inTransaction = false): Promise<Begun> {
     const keyHash = sha256(request.key);
     const pathHash = sha256(request.path);
     const attempt = randomUUID();
-    const claimed = await this.claims.submit({ ...request, keyHash, pathHash, attempt });
+    const claim = { ...request, keyHash, pathHash, attempt };
+    const claimed = inTransaction ? (await this.claimAll([claim], true))[0] : await this.claims.submit(claim);
     const ticket = { tenantId: request.tenantId, scope: request.scope, keyHash, attempt };
     if (claimed) {
       return { kind: 'run', ticket };
@@ -98,7 +110,7 @@ export class IdempotencyStore {
     );
     if (row === undefined) {
       // Deleted between the two statements (the first request failed): this one may run.
-      return this.begin(request);
+      return this.begin(request, inTransaction);
     }
     const mismatch =
       row.method !== request.method
@@ -151,6 +163,11 @@ export class IdempotencyStore {
     await this.releases.submit(ticket);
   }
 
+  /** abandon, in the caller's transaction (which commits when the caller's work does). */
+  async abandonIn(ticket: Ticket): Promise<void> {
+    await this.releaseAll([ticket], true);
+  }
+
   /**
    * Claims new keys, expired ones, and ones whose request was cut off (same request only); answers, per
    * request, whether it now owns its key. One statement for all the requests that arrived together
@@ -158,16 +175,19 @@ export class IdempotencyStore {
    * the token write itself): WAL is flushed in order, so the work's own durable commit, or the durable
    * `complete`, makes the claim durable too; a claim lost in a crash before either had nothing to protect.
    */
-  private async claimAll(requests: Claim[]): Promise<boolean[]> {
+  private async claimAll(requests: Claim[], inTransaction = false): Promise<boolean[]> {
     const now = this.clock.now();
+    // In the work's transaction, the commit must wait for its flush as the work's own would.
+    const flushWait = inTransaction
+      ? ''
+      : `, (SELECT set_config('synchronous_commit', 'off', true)) AS no_flush_wait`;
     const rows = await this.write<{ attempt: string }>(
-      'claim',
+      inTransaction ? 'claim-in-transaction' : 'claim',
       `INSERT INTO idempotency_keys AS k
          (tenant_id, scope, key_hash, method, path_hash, body_hash, state, attempt, created_at, expires_at)
        SELECT r.tenant_id, r.scope, r.key_hash, r.method, r.path_hash, r.body_hash, 'running', r.attempt, $8, $9
        FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::uuid[])
-              AS r (tenant_id, scope, key_hash, method, path_hash, body_hash, attempt),
-            (SELECT set_config('synchronous_commit', 'off', true)) AS no_flush_wait
+              AS r (tenant_id, scope, key_hash, method, path_hash, body_hash, attempt)${flushWait}
        ON CONFLICT (tenant_id, scope, key_hash) DO UPDATE
          SET method = EXCLUDED.method, path_hash = EXCLUDED.path_hash, body_hash = EXCLUDED.body_hash,
              state = 'running', attempt = EXCLUDED.attempt, response = NULL,
@@ -186,7 +206,7 @@ export class IdempotencyStore {
         requests.map((r) => r.attempt),
         now,
         new Date(now.getTime() + REPLAY_FOR_MS),
-        new Date(now.getTime() - STALE_AFTER_MS),
+        new Date(now.getTime() - this.staleAfterMs),
       ],
     );
     const won = new Set(rows.map((row) => row.attempt));
@@ -206,13 +226,13 @@ export class IdempotencyStore {
     return done.map(() => undefined);
   }
 
-  private async releaseAll(tickets: Ticket[]): Promise<void[]> {
+  private async releaseAll(tickets: Ticket[], inTransaction = false): Promise<void[]> {
     await this.write(
-      'abandon',
+      inTransaction ? 'abandon-in-transaction' : 'abandon',
       `DELETE FROM idempotency_keys AS k
        USING unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[]) AS r (tenant_id, scope, key_hash, attempt)
        WHERE k.tenant_id = r.tenant_id AND k.scope = r.scope AND k.key_hash = r.key_hash
-         AND k.attempt = r.attempt AND set_config('synchronous_commit', 'off', true) = 'off'`,
+         AND k.attempt = r.attempt${inTransaction ? '' : ` AND set_config('synchronous_commit', 'off', true) = 'off'`}`,
       ticketColumns(tickets),
     );
     return tickets.map(() => undefined);

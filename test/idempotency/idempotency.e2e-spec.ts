@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request, { type Response } from 'supertest';
 import type { VaultApp } from '../../src/app';
 import { Clock } from '../../src/common/clock';
+import { IdempotencyStore } from '../../src/idempotency/idempotency.store';
 import { PurgeService } from '../../src/jobs/purge.service';
 import { postgresUrl } from '../support/databases';
 import { expectProblem } from '../support/problems';
@@ -167,6 +168,25 @@ describe('BT-IDEMPOTENCY-KEY on the vault routes', () => {
     expect(dump).not.toContain('/tokens');
     expect(dump).not.toContain(data.number.slice(-4) + '"');
     expect(dump).not.toContain('"data"');
+  });
+
+  it('lets a retry take over a claim left running (a /proxy or react whose process died) once the longest route time limit has passed', async () => {
+    const store = ctx.get(IdempotencyStore);
+    const request = {
+      tenantId: tenant.tenantId,
+      scope: randomUUID(),
+      key: randomUUID(),
+      method: 'POST',
+      path: '/proxy',
+      bodyHash: 'b'.repeat(64),
+    };
+    expect((await store.begin(request)).kind).toBe('run');
+    // 30 s with the default PROXY_TIMEOUT_MS (25 s) and SANDBOX_TIMEOUT_MS (10 s): no longer two minutes.
+    expect(store.staleAfterMs).toBeLessThanOrEqual(30_000);
+    clock.advance(store.staleAfterMs - 1000);
+    await expect(store.begin(request)).rejects.toMatchObject({ status: 409 });
+    clock.advance(2000);
+    expect((await store.begin(request)).kind).toBe('run');
   });
 
   it('refuses a malformed key with a 400 and ignores keys on GET and DELETE', async () => {

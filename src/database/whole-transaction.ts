@@ -1,0 +1,73 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+
+/**
+ * The query runner of a request that runs whole in one transaction (Transactions.runWhole): inside it, every
+ * query made through the data source (repositories, `dataSource.query`, a nested `transaction`, which becomes
+ * a savepoint) goes to that transaction, whatever service makes it. On the embedded database, whose one
+ * connection the transaction holds, a query on another connection would wait for it forever.
+ */
+const wholeTransaction = new AsyncLocalStorage<QueryRunner>();
+/** Whole transactions whose work has returned: nothing joins them any more. */
+const finished = new WeakSet<QueryRunner>();
+
+/** Whether the code running now is inside a request's whole transaction. */
+export function insideWholeTransaction(): boolean {
+  const runner = wholeTransaction.getStore();
+  return runner !== undefined && !finished.has(runner) && !runner.isReleased;
+}
+
+/**
+ * Runs `work` in one transaction on its own connection that every query made meanwhile joins. It ends with
+ * COMMIT (or ROLLBACK) sent as such, whatever was left open inside: work still running after it (a
+ * savepoint of a task the request did not wait for) fails on the released runner rather than turning the
+ * COMMIT into a RELEASE SAVEPOINT.
+ */
+export async function runWhole<T>(
+  dataSource: DataSource,
+  work: (manager: EntityManager) => Promise<T>,
+): Promise<T> {
+  const runner = dataSource.createQueryRunner();
+  const end = async (statement: 'COMMIT' | 'ROLLBACK'): Promise<void> => {
+    finished.add(runner);
+    try {
+      await runner.query(statement);
+    } finally {
+      // TypeORM's bookkeeping, which COMMIT sent directly does not update.
+      Object.assign(runner, { isTransactionActive: false, transactionDepth: 0 });
+    }
+  };
+  try {
+    await runner.startTransaction();
+    const result = await wholeTransaction.run(runner, () => work(runner.manager));
+    await end('COMMIT');
+    return result;
+  } catch (err) {
+    if (runner.isTransactionActive) {
+      await end('ROLLBACK').catch(() => undefined);
+    }
+    throw err;
+  } finally {
+    await runner.release();
+  }
+}
+
+/**
+ * Makes `dataSource.createQueryRunner` hand out the open whole transaction's runner inside one (its release
+ * does nothing: the transaction's owner releases it), and a new runner everywhere else. Work left running
+ * after the transaction ended gets new runners again.
+ */
+export function routeIntoWholeTransactions(dataSource: DataSource): void {
+  const create = dataSource.createQueryRunner.bind(dataSource);
+  dataSource.createQueryRunner = (mode) => {
+    const runner = wholeTransaction.getStore();
+    return runner !== undefined && insideWholeTransaction() ? borrowed(runner) : create(mode);
+  };
+}
+
+function borrowed(runner: QueryRunner): QueryRunner {
+  return new Proxy(runner, {
+    get: (target, property, receiver) =>
+      property === 'release' ? () => Promise.resolve() : (Reflect.get(target, property, receiver) as unknown),
+  });
+}
