@@ -80,7 +80,7 @@ describe('a sealed deployment from its first start', () => {
       PORT: String(port),
       VAULT_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
     });
-    await waitForOutput(server, 'Sealed on a new database');
+    await waitForOutput(server, 'Sealed on a new database', 60_000);
     expect((await fetch(`${base}/health/ready`)).status).toBe(503);
     const unseal = (share: string): Promise<Response> =>
       fetch(`${base}/unseal`, {
@@ -91,7 +91,7 @@ describe('a sealed deployment from its first start', () => {
     expect((await unseal(shares[0])).status).toBe(200);
     expect(await (await unseal(shares[2])).json()).toEqual({ sealed: false, shares_received: 0 });
 
-    await waitForOutput(server, 'Token Vault is running');
+    await waitForOutput(server, 'Token Vault is running', 60_000);
     expect((await fetch(`${base}/health/ready`)).status).toBe(200);
     expect(
       (await fetch(`${base}/applications/key`, { headers: { 'BT-API-KEY': BOOTSTRAP_KEY } })).status,
@@ -137,7 +137,7 @@ describe('a sealed deployment from its first start', () => {
     // The tenant's keys are wrapped under the real master keys: a vault holding them serves it.
     const port = await freePort();
     server = spawnServer({ ...store.env, PORT: String(port), VAULT_MASTER_KEYS: TEST_MASTER_KEYS });
-    await waitForOutput(server, 'Token Vault is running');
+    await waitForOutput(server, 'Token Vault is running', 60_000);
     const api = `http://127.0.0.1:${port}`;
     const app = await fetch(`${api}/applications`, {
       method: 'POST',
