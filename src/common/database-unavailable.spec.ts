@@ -45,6 +45,7 @@ describe('isDatabaseUnavailable', () => {
     ['57P03', 'the database system is starting up'],
     ['57P05', 'terminating connection due to idle-session timeout'],
     ['53300', 'sorry, too many clients already'],
+    ['25006', 'cannot execute INSERT in a read-only transaction'],
     ['08006', 'connection failure'],
     ['08001', 'could not connect'],
     ['08P01', 'protocol violation'],

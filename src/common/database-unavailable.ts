@@ -30,9 +30,11 @@ const NETWORK_CODES = new Set([
  * SQLSTATEs that say the session is gone or cannot start, not that the statement was wrong: 57P01-57P03
  * admin shutdown, crash shutdown, cannot connect now (starting up, shutting down, in recovery), 57P05 an
  * idle session ended by the server, 53300 too many connections, 57014 a statement cancelled by
- * DATABASE_STATEMENT_TIMEOUT_MS (a database too slow to answer now). Class 08 is matched as a whole.
+ * DATABASE_STATEMENT_TIMEOUT_MS (a database too slow to answer now), 25006 a write on a server still
+ * read-only: in a failover Patroni's health check passes (and HAProxy sends connections) as soon as the
+ * node takes the leader lock, a moment before its promotion ends. Class 08 is matched as a whole.
  */
-const SESSION_STATES = new Set(['57P01', '57P02', '57P03', '57P05', '53300', '57014']);
+const SESSION_STATES = new Set(['57P01', '57P02', '57P03', '57P05', '53300', '57014', '25006']);
 
 /** The fixed texts pg and pg-pool give a lost or timed-out connection; they never quote data. */
 const CONNECTION_MESSAGES = [

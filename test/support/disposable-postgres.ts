@@ -9,7 +9,7 @@ import { freePort } from './spawned-server';
 const run = promisify(execFile);
 
 /** PostgreSQL's server binaries (initdb, pg_ctl): Debian keeps them per major version. */
-function binDir(): string {
+export function binDir(): string {
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root)
     ? readdirSync(root)
