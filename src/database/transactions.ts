@@ -2,7 +2,12 @@ import { Global, Injectable, Module } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager } from 'typeorm';
-import { insideWholeTransaction, routeIntoWholeTransactions, runWhole } from './whole-transaction';
+import {
+  insideWholeTransaction,
+  outOfReach,
+  routeIntoWholeTransactions,
+  runWhole,
+} from './whole-transaction';
 
 const routed = new WeakSet<DataSource>();
 
@@ -52,10 +57,10 @@ export class Transactions {
     return this.current() ?? this.dataSource.manager;
   }
 
-  /** The open transaction; none for work left running after its transaction ended. */
+  /** The open transaction; none for work left running after it ended, or moved out of a whole one. */
   private current(): EntityManager | undefined {
     const manager = this.open.getStore();
-    return manager?.queryRunner?.isReleased === true ? undefined : manager;
+    return outOfReach(manager?.queryRunner) ? undefined : manager;
   }
 }
 

@@ -10,11 +10,28 @@ import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 const wholeTransaction = new AsyncLocalStorage<QueryRunner>();
 /** Whole transactions whose work has returned: nothing joins them any more. */
 const finished = new WeakSet<QueryRunner>();
+const wholeRunners = new WeakSet<QueryRunner>();
 
 /** Whether the code running now is inside a request's whole transaction. */
 export function insideWholeTransaction(): boolean {
   const runner = wholeTransaction.getStore();
   return runner !== undefined && !finished.has(runner) && !runner.isReleased;
+}
+
+/**
+ * Runs `fn` outside any whole transaction: for a background task a request starts (a poll), which must not
+ * join the request's uncommitted transaction.
+ */
+export function outsideWholeTransaction<T>(fn: () => T): T {
+  return wholeTransaction.exit(fn);
+}
+
+/** Whether `runner`'s transaction is not to be used from here: it ended, or it is a whole one left behind. */
+export function outOfReach(runner: QueryRunner | undefined): boolean {
+  return (
+    runner !== undefined &&
+    (runner.isReleased || (wholeRunners.has(runner) && wholeTransaction.getStore() !== runner))
+  );
 }
 
 /**
@@ -28,6 +45,7 @@ export async function runWhole<T>(
   work: (manager: EntityManager) => Promise<T>,
 ): Promise<T> {
   const runner = dataSource.createQueryRunner();
+  wholeRunners.add(runner);
   const end = async (statement: 'COMMIT' | 'ROLLBACK'): Promise<void> => {
     finished.add(runner);
     try {

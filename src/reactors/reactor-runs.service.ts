@@ -17,6 +17,7 @@ import { ReactService } from './react.service';
 import { ReactorRun } from './reactor-run.entity';
 import { ReactorsService } from './reactors.service';
 import { RunShares } from './run-shares';
+import { outsideWholeTransaction } from '../database/whole-transaction';
 
 /** How long a run's result is kept (then the purge job deletes it). */
 export const RESULT_TTL_MS = 24 * 60 * 60 * 1000;
@@ -155,7 +156,8 @@ export class ReactorRunsService implements OnApplicationBootstrap, OnApplication
       return;
     }
     this.polling = true;
-    this.poll()
+    // Not in the transaction of the keyed request that queued a run (whole-transaction.ts).
+    outsideWholeTransaction(() => this.poll())
       .catch((err: unknown) => this.logger.warn({ err: { type: (err as Error).name } }, 'polling failed'))
       .finally(() => (this.polling = false));
   }

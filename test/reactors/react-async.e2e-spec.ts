@@ -47,6 +47,21 @@ describe('POST /reactors/:id/react-async and GET /reactors/:id/results/:requestI
     throw new Error('the run never finished');
   }
 
+  it('with BT-IDEMPOTENCY-KEY: queues one run, which completes, and a retry gets the same id', async () => {
+    const id = await codeReactor('module.exports = async () => ({ raw: { ok: true } });');
+    const keyed = () => submit(id, { args: {} }).set('BT-IDEMPOTENCY-KEY', `async-${id}`);
+    const accepted = await keyed();
+    expect(accepted.status).toBe(202);
+    const again = await keyed();
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.id).toBe(accepted.body.id);
+    // Queued in the request's transaction, run once it committed (not inside it).
+    expect(await settled(id, accepted.body.id as string)).toMatchObject({
+      status: 'completed',
+      raw: { ok: true },
+    });
+  });
+
   it('answers 202 with an id at once, then the result in the body shape of a synchronous react', async () => {
     const app = await ctx.newApplication(tenant, 'private', ['token:create']);
     const data = cardData();
