@@ -304,6 +304,36 @@ onPostgres('BT-IDEMPOTENCY-KEY across two instances on one database', () => {
     await ctx.close();
   });
 
+  it('holds a retry sent while the first request runs until that one commits, then replays it', async () => {
+    const tenant = await ctx.newTenant();
+    const app = await tokenApp(ctx, tenant);
+    const before = await countTokens(ctx, tenant.tenantId);
+    const key = randomUUID();
+    // Token writes wait for this lock: the first request has claimed its key and is at its work.
+    const locker = ctx.dataSource.createQueryRunner();
+    await locker.startTransaction();
+    await locker.query('LOCK TABLE tokens IN SHARE MODE');
+    const send = () =>
+      request(replica.app.getHttpServer())
+        .post('/tokens')
+        .set('BT-API-KEY', app.key)
+        .set(KEY_HEADER, key)
+        .send({ type: 'token', data: 'slow first attempt' });
+    try {
+      const first = send().then((res) => res);
+      await new Promise((r) => setTimeout(r, 300));
+      const retry = send().then((res) => res);
+      await new Promise((r) => setTimeout(r, 300));
+      await locker.rollbackTransaction();
+      const [firstAnswer, retried] = await Promise.all([first, retry]);
+      expect(firstAnswer.status).toBe(201);
+      expectSameAnswer(firstAnswer, retried);
+      expect(await countTokens(ctx, tenant.tenantId)).toBe(before + 1);
+    } finally {
+      await locker.release();
+    }
+  });
+
   it('creates exactly one token from concurrent retries spread over both instances', async () => {
     const tenant = await ctx.newTenant();
     const app = await tokenApp(ctx, tenant);
@@ -319,9 +349,9 @@ onPostgres('BT-IDEMPOTENCY-KEY across two instances on one database', () => {
           .send({ type: 'token', data: 'sent twelve times' }),
       ),
     );
-    const statuses = answers.map((res) => res.status);
-    expect(statuses.every((status) => status === 201 || status === 409)).toBe(true);
-    const created = answers.filter((res) => res.status === 201);
+    // A retry waits for the claim's transaction, then replays its answer: no 409 while it runs.
+    expect(answers.map((res) => res.status)).toEqual(answers.map(() => 201));
+    const created = answers;
     expect(new Set(created.map((res) => res.body.id as string)).size).toBe(1);
     expect(await countTokens(ctx, tenant.tenantId)).toBe(before + 1);
     // Once the first has finished, every retry on either instance gets its answer.
