@@ -24,6 +24,11 @@ function isProbeAnswer(req: IncomingMessage, status: number): boolean {
   return status === 503 && /^\/+health\/+(live|ready)\/*(\?|$)/i.test(req.url ?? '');
 }
 
+/** An answer the error filter marked as a state the operator chose (ChosenStateError: a sealed vault). */
+function isChosenState(res: ServerResponse): boolean {
+  return (res as { locals?: { chosenState?: unknown } }).locals?.chosenState === true;
+}
+
 /**
  * JSON logs with a request id. Bodies are never logged, and query strings are dropped because list
  * filters (`metadata.<key>=`) and proxy keys (`bt-proxy-key=`) travel there.
@@ -57,7 +62,9 @@ export function loggerOptions(config: AppConfig, stream?: DestinationStream): Pa
         }),
       },
       customLogLevel: (req, res, err) =>
-        (err !== undefined || res.statusCode >= 500) && !isProbeAnswer(req, res.statusCode)
+        (err !== undefined || res.statusCode >= 500) &&
+        !isProbeAnswer(req, res.statusCode) &&
+        !isChosenState(res)
           ? 'error'
           : 'info',
     },

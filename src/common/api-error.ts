@@ -59,3 +59,9 @@ export class ApiError extends Error {
     return new ApiError(422, detail, errors);
   }
 }
+
+/**
+ * An answer for a state the operator chose (a sealed vault): the caller is told so, and it is no fault, so its
+ * request is logged at info rather than as an error that pages someone.
+ */
+export class ChosenStateError extends ApiError {}

@@ -1,4 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, NotFoundException } from '@nestjs/common';
+import { ChosenStateError } from './api-error';
 import type { Request, Response } from 'express';
 import { CustomHttpResponse } from './custom-http-response';
 import { allowedMethods } from './allowed-methods';
@@ -33,6 +34,10 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (response.headersSent) {
       response.end();
       return;
+    }
+    if (exception instanceof ChosenStateError) {
+      // Read by the request logger (src/logging.ts): no error level for a state the operator chose.
+      response.locals.chosenState = true;
     }
     response.set(errorHeaders(exception));
     response.status(body.status).type('application/problem+json').json(body);

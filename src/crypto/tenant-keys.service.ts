@@ -4,7 +4,7 @@ import { createSecretKey, KeyObject } from 'node:crypto';
 import { EntityManager, Repository } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Transactions } from '../database/transactions';
-import { ApiError } from '../common/api-error';
+import { ApiError, ChosenStateError } from '../common/api-error';
 import { openKeyProviders } from './key-providers';
 import { ChainedKeyProvider, EnvKeyProvider } from './master-key-provider';
 import { combineShares, ParsedShare } from './shamir';
@@ -182,7 +182,7 @@ export class TenantKeysService implements OnModuleInit, OnModuleDestroy {
 
   private assertUnsealed(): void {
     if (this.unsealShares !== null) {
-      throw new ApiError(
+      throw new ChosenStateError(
         503,
         'The vault is sealed: its master keys are not loaded until enough key holders run `cli unseal`.',
         undefined,

@@ -30,6 +30,12 @@ describe('a sealed vault is quiet', () => {
       const ready = await ctx.http.get('/health/ready').expect(503);
       expect(JSON.stringify(ready.body)).toMatch(/sealed/);
     }
+    // A data route says it is sealed (503, Retry-After) without logging a fault either.
+    const refused = await app.api.create({ type: 'token', data: 'while sealed' }).expect(503);
+    expect([refused.body.detail, refused.headers['retry-after']]).toEqual([
+      expect.stringMatching(/sealed/),
+      '30',
+    ]);
     await new Promise((resolve) => setTimeout(resolve, 1500));
 
     const logs = ctx.logs.slice(before);
@@ -42,5 +48,8 @@ describe('a sealed vault is quiet', () => {
     const probes = logs.filter((l) => l.includes('"path":"/health/ready"'));
     expect(probes).toHaveLength(3);
     expect(probes.every((l) => l.includes('"level":30'))).toBe(true);
+    const writes = logs.filter((l) => l.includes('"path":"/tokens"') && l.includes('"statusCode":503'));
+    expect(writes).toHaveLength(1);
+    expect(writes[0]).toMatch(/"level":30/);
   });
 });
