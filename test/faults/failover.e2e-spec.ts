@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { DATABASE_RETRY_AFTER_SECONDS } from '../../src/common/database-unavailable';
 import { postgresUrl } from '../support/databases';
 import { haBinariesMissing, PATRONI_TTL_S, PatroniCluster } from '../support/patroni-cluster';
-import { ensureBuild, freePort, SpawnedServer, spawnServer, waitForOutput } from '../support/spawned-server';
+import { ensureBuild, freePort, spawnServer, waitForOutput } from '../support/spawned-server';
+import { Load, Replica } from '../support/replica-load';
 import { TEST_MASTER_KEYS } from '../support/test-app';
 
 /**
@@ -27,88 +27,6 @@ const OUTAGE_MS = PATRONI_TTL_S * 1000 + 10_000;
 const ROOT = join(__dirname, '..', '..');
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface Replica {
-  base: string;
-  server: SpawnedServer;
-}
-
-/** Writers and a reader across both replicas until stopped: every answer is kept, every 201 remembered. */
-class Load {
-  readonly acknowledged = new Map<string, string>();
-  readonly statuses: number[] = [];
-  readonly unexpected: string[] = [];
-  private stopped = false;
-  private loops: Promise<void>[] = [];
-  private counter = 0;
-
-  constructor(
-    private readonly replicas: Replica[],
-    private readonly key: string,
-  ) {}
-
-  start(writers = 4): void {
-    this.stopped = false;
-    this.loops = [
-      ...Array.from({ length: writers }, (_, i) => this.loop(() => this.write(this.replicas[i % 2]))),
-      this.loop(() => this.read()),
-    ];
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await Promise.all(this.loops);
-  }
-
-  /** How many answers of `status` arrived since `from` (an index into `statuses`). */
-  count(status: number, from = 0): number {
-    return this.statuses.slice(from).filter((s) => s === status).length;
-  }
-
-  private async loop(step: () => Promise<void>): Promise<void> {
-    // Bounded: a test that hangs elsewhere still ends its load.
-    for (const until = Date.now() + 180_000; !this.stopped && Date.now() < until;) {
-      await step();
-      await sleep(25);
-    }
-  }
-
-  private async write(replica: Replica): Promise<void> {
-    const data = `failover ${this.counter++}`;
-    const res = await this.call(replica, '/tokens', { type: 'token', data });
-    if (res?.status === 201) {
-      this.acknowledged.set(((await res.json()) as { id: string }).id, data);
-    }
-  }
-
-  private async read(): Promise<void> {
-    const ids = [...this.acknowledged.keys()];
-    if (ids.length > 0) {
-      await this.call(this.replicas[ids.length % 2], `/tokens/${ids[ids.length - 1]}`);
-    }
-  }
-
-  private async call(replica: Replica, path: string, body?: unknown): Promise<Response | null> {
-    try {
-      const res = await fetch(`${replica.base}${path}`, {
-        method: body === undefined ? 'GET' : 'POST',
-        headers: { 'BT-API-KEY': this.key, 'Content-Type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(15_000),
-      });
-      this.statuses.push(res.status);
-      if (res.status === 503 && res.headers.get('retry-after') !== String(DATABASE_RETRY_AFTER_SECONDS)) {
-        this.unexpected.push(`503 without Retry-After on ${path}`);
-      } else if (![200, 201, 503].includes(res.status)) {
-        this.unexpected.push(`${res.status} on ${path}: ${await res.text()}`);
-      }
-      return res;
-    } catch (err) {
-      this.unexpected.push(`${path}: ${String(err)}`);
-      return null;
-    }
-  }
-}
 
 describeFailover('a Patroni failover behind HAProxy (own etcd, Patroni nodes and HAProxy)', () => {
   let cluster: PatroniCluster;
@@ -180,6 +98,22 @@ describeFailover('a Patroni failover behind HAProxy (own etcd, Patroni nodes and
     return Date.now() - since;
   };
 
+  /** Until the replica's /health/ready is 200 with change notifications `ok`: how long that took. */
+  const notificationsResumed = async (replica: Replica): Promise<number> => {
+    const since = Date.now();
+    for (;;) {
+      const res = await fetch(`${replica.base}/health/ready`);
+      const body = (await res.json()) as { checks?: { notifications?: string } };
+      if (res.status === 200 && body.checks?.notifications === 'ok') {
+        return Date.now() - since;
+      }
+      if (Date.now() - since > SERVED_WITHIN_MS) {
+        throw new Error(`${replica.base} not ready: ${res.status} ${JSON.stringify(body)}`);
+      }
+      await sleep(200);
+    }
+  };
+
   /**
    * Kills the leader node under load; the standby takes over and the vault serves again on its own, with
    * nothing acknowledged lost. Returns the new leader.
@@ -219,6 +153,8 @@ describeFailover('a Patroni failover behind HAProxy (own etcd, Patroni nodes and
     expect(load.statuses.slice(-10)).not.toContain(503);
     for (const replica of replicas) {
       expect(replica.server.process.exitCode).toBeNull();
+      // Ready again, its change listener reconnected through HAProxy (notifications verified again).
+      expect(await notificationsResumed(replica)).toBeLessThan(SERVED_WITHIN_MS);
     }
     // Every acknowledged token, on the new primary.
     for (const [id, data] of load.acknowledged) {
