@@ -1,8 +1,9 @@
 import request from 'supertest';
 import { AuditChain } from '../../src/audit/audit-chain.service';
 import { auditVerify } from '../../src/cli/audit-verify';
-import { TestContext, TestTenant } from '../support/test-app';
-import { tokenApp } from '../support/token-factory';
+import { AuditJobsService } from '../../src/jobs/audit-jobs.service';
+import { TestApplication, TestContext, TestTenant } from '../support/test-app';
+import { tokenApp, TokensApi } from '../support/token-factory';
 
 const onPostgres = process.env.DATABASE_URL ? it : it.skip;
 
@@ -39,13 +40,12 @@ describe('two sealers and audit:verify at once, after a crash', () => {
   });
   afterAll(() => ctx.close());
 
-  onPostgres('continue one chain from a half-sealed batch, and every verify passes meanwhile', async () => {
-    const app = await tokenApp(ctx, tenant);
+  /** What a crash between writing a batch's links and moving the head and the cursor leaves. */
+  async function halfSealed(app: TestApplication & { api: TokensApi }): Promise<void> {
     for (let i = 0; i < 5; i++) {
       await app.api.create({ type: 'token', data: `before ${i}` }).expect(201);
     }
     await ctx.get(AuditChain).sealAll();
-    // What a crash between writing links and moving the head and the cursor leaves.
     const [head]: Record<string, unknown>[] = await ctx.dataSource.query(
       'SELECT * FROM audit_chains WHERE tenant_id = $1',
       [tenant.tenantId],
@@ -57,7 +57,7 @@ describe('two sealers and audit:verify at once, after a crash', () => {
     await ctx.get(AuditChain).sealAll();
     await ctx.dataSource.query(
       `UPDATE audit_chains SET head_seq = $2, head_hash = $3, head_signed_at = $4, head_key_id = $5,
-         head_signature = $6 WHERE tenant_id = $1`,
+           head_signature = $6 WHERE tenant_id = $1`,
       [
         tenant.tenantId,
         head.head_seq,
@@ -71,6 +71,26 @@ describe('two sealers and audit:verify at once, after a crash', () => {
       cursor.cursor_xid,
       cursor.cursor_id,
     ]);
+  }
+
+  /** The tenant's links are 1..n over its n records, each following the one before, and verify passes. */
+  async function expectOneChain(chain: AuditChain): Promise<void> {
+    const links: { seq: string; prev_hash: string | null; hash: string }[] = await ctx.dataSource.query(
+      'SELECT seq, prev_hash, hash FROM audit_links WHERE tenant_id = $1 ORDER BY seq',
+      [tenant.tenantId],
+    );
+    const [{ n }]: { n: number }[] = await ctx.dataSource.query(
+      'SELECT count(*)::int AS n FROM audit_records WHERE tenant_id = $1',
+      [tenant.tenantId],
+    );
+    expect(links.map((l) => Number(l.seq))).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+    links.forEach((link, i) => expect(link.prev_hash).toBe(i === 0 ? null : links[i - 1].hash));
+    expect(await chain.verify(tenant.tenantId)).toBeNull();
+  }
+
+  onPostgres('continue one chain from a half-sealed batch, and every verify passes meanwhile', async () => {
+    const app = await tokenApp(ctx, tenant);
+    await halfSealed(app);
 
     // Both replicas start afresh, as after the restart.
     await ctx.restart();
@@ -107,17 +127,35 @@ describe('two sealers and audit:verify at once, after a crash', () => {
     }
 
     await Promise.all(chains.map((c) => c.sealAll()));
-    const links: { seq: string; prev_hash: string | null; hash: string }[] = await ctx.dataSource.query(
-      'SELECT seq, prev_hash, hash FROM audit_links WHERE tenant_id = $1 ORDER BY seq',
-      [tenant.tenantId],
-    );
-    const [{ n }]: { n: number }[] = await ctx.dataSource.query(
-      'SELECT count(*)::int AS n FROM audit_records WHERE tenant_id = $1',
-      [tenant.tenantId],
-    );
-    expect(links.map((l) => Number(l.seq))).toEqual(Array.from({ length: n }, (_, i) => i + 1));
-    links.forEach((link, i) => expect(link.prev_hash).toBe(i === 0 ? null : links[i - 1].hash));
-    expect(await chains[1].verify(tenant.tenantId)).toBeNull();
+    await expectOneChain(chains[1]);
     expect((await verifyCli(ctx)).error).toBeUndefined();
+  });
+
+  it('continue one chain when the job, retention and a direct seal run at once after a restart', async () => {
+    const app = await tokenApp(ctx, tenant);
+    await halfSealed(app);
+    await ctx.restart();
+    const jobs = ctx.get(AuditJobsService);
+    const chain = ctx.get(AuditChain);
+    const writes = Array.from({ length: 20 }, (_, i) =>
+      request(ctx.vault.app.getHttpServer())
+        .post('/tokens')
+        .set('BT-API-KEY', app.key)
+        .send({ type: 'token', data: `w${i}` }),
+    );
+    const breaches = await Promise.all([
+      jobs.seal(),
+      jobs.deleteExpired(),
+      chain.sealAll(),
+      chain.verify(tenant.tenantId),
+      jobs.seal(),
+      chain.sealAll({ wait: false }),
+      chain.verify(tenant.tenantId),
+    ]);
+    expect(breaches.filter((b) => b !== undefined && typeof b !== 'number')).toEqual([null, null]);
+    expect((await Promise.all(writes)).map((w) => w.status)).toEqual(Array(20).fill(201));
+    await chain.sealAll();
+    await expectOneChain(chain);
+    expect(ctx.logs.filter((l) => l.includes('failed'))).toEqual([]);
   });
 });
