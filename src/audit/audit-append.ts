@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import { EntityManager } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { linkHash } from './audit-chain';
 import type { AuditRow } from './audit-event';
 import {
@@ -126,4 +126,22 @@ async function continued(
     hash = link.hash;
   }
   return { seq: seq.toString(), hash };
+}
+
+/** Waits (at most `ms`) until every transaction that had begun writing when it was called has ended. */
+export async function awaitEarlierWriters(dataSource: DataSource, ms: number): Promise<void> {
+  const [{ next }]: { next: string }[] = await dataSource.query(
+    'SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS next',
+  );
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const [{ ended }]: { ended: boolean }[] = await dataSource.query(
+      'SELECT pg_snapshot_xmin(pg_current_snapshot()) >= $1::xid8 AS ended',
+      [next],
+    );
+    if (ended || Date.now() >= deadline) {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

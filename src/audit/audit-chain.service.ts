@@ -23,7 +23,7 @@ import {
   tenantExists,
   updateHeads,
 } from './audit-heads';
-import { appendLinks, catchUpHeads, ChainKeys, Sealable } from './audit-append';
+import { appendLinks, awaitEarlierWriters, catchUpHeads, ChainKeys, Sealable } from './audit-append';
 import { recordColumns } from './audit-event';
 import type { LinkedRow } from './audit-event';
 
@@ -31,6 +31,8 @@ const SEAL_BATCH = 500;
 const VERIFY_BATCH = 1000;
 /** How long `sealAll({ wait: true })` waits for transactions still writing when it was called. */
 const WAIT_MS = 10_000;
+/** How long a shutdown waits for a running seal's batch. */
+const SHUTDOWN_WAIT_MS = 5_000;
 
 /**
  * The per-tenant hash chain of audit records. Records are inserted unchained (one cheap INSERT on the hot
@@ -44,6 +46,9 @@ const WAIT_MS = 10_000;
 export class AuditChain {
   /** Whether this process has moved every head over links already past it (once, at its first seal). */
   private caughtUp = false;
+  /** Seals running now, and whether the application is shutting down (no new batch then). */
+  private running = 0;
+  private stopping = false;
   /** What appending links needs of this chain. */
   private readonly appending: ChainKeys = {
     key: (tenantId, keyId) => this.key(tenantId, keyId),
@@ -80,41 +85,39 @@ export class AuditChain {
    * naming the SQLSTATE and the record sealing stopped at.
    */
   async sealAll({ wait = true }: { wait?: boolean } = {}): Promise<number> {
-    if (wait) {
-      await this.awaitEarlierWriters();
-    }
-    let total = 0;
-    for (;;) {
-      const progress: SealProgress = { at: null };
-      let batch: { scanned: number; chained: number };
-      try {
-        batch = await this.transactions.run(() =>
-          this.sealBatch(this.transactions.manager, progress, !this.caughtUp),
-        );
-      } catch (err) {
-        throw new SealError(err, progress.at);
+    this.running++;
+    try {
+      if (wait) {
+        await awaitEarlierWriters(this.dataSource, WAIT_MS);
       }
-      this.caughtUp = true;
-      total += batch.chained;
-      if (batch.scanned < SEAL_BATCH) {
-        return total;
+      let total = 0;
+      // While shutting down, no new batch: the one running commits before the database closes.
+      while (!this.stopping) {
+        const progress: SealProgress = { at: null };
+        let batch: { scanned: number; chained: number };
+        try {
+          batch = await this.transactions.run(() =>
+            this.sealBatch(this.transactions.manager, progress, !this.caughtUp),
+          );
+        } catch (err) {
+          throw new SealError(err, progress.at);
+        }
+        this.caughtUp = true;
+        total += batch.chained;
+        if (batch.scanned < SEAL_BATCH) {
+          break;
+        }
       }
+      return total;
+    } finally {
+      this.running--;
     }
   }
 
-  private async awaitEarlierWriters(): Promise<void> {
-    const [{ next }]: { next: string }[] = await this.dataSource.query(
-      'SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS next',
-    );
-    const deadline = Date.now() + WAIT_MS;
-    for (;;) {
-      const [{ ended }]: { ended: boolean }[] = await this.dataSource.query(
-        'SELECT pg_snapshot_xmin(pg_current_snapshot()) >= $1::xid8 AS ended',
-        [next],
-      );
-      if (ended || Date.now() >= deadline) {
-        return;
-      }
+  /** On shutdown, before the database closes: lets a running seal finish its batch instead of cutting it off. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    for (const until = Date.now() + SHUTDOWN_WAIT_MS; this.running > 0 && Date.now() < until;) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }

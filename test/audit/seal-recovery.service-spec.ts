@@ -175,4 +175,20 @@ describe('sealing resumes from any state a crash leaves', () => {
     await ctx.get(AuditJobsService).seal();
     await expectWhole(tenant);
   });
+
+  it('a shutdown lets a running seal end its batch instead of failing it, and the next start chains the rest', async () => {
+    const tenant = await ctx.newTenant('Restarted');
+    await ctx.dataSource.query(
+      `INSERT INTO audit_records (tenant_id, id, created_at, actor_type, entity_type, operation, outcome, message)
+       SELECT $1, gen_random_uuid(), now(), 'system', 'tenant', 'test', 'success', 'backlog ' || g
+       FROM generate_series(1, 3000) g`,
+      [tenant.tenantId],
+    );
+    const sealing = chain().sealAll({ wait: false });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await ctx.restart();
+    await expect(sealing).resolves.toBeLessThan(3000);
+    await chain().sealAll();
+    await expectWhole(tenant);
+  });
 });
