@@ -121,4 +121,20 @@ describe('completeDocument', () => {
     }
     expect(new Set(examples.map(([, e]) => e?.detail)).size).toBe(examples.length);
   });
+
+  it('gives BT-IDEMPOTENCY-KEY no value that "Try it out" would send with every write', () => {
+    const doc = completeDocument(
+      documentOf({
+        '/widgets': {
+          post: { summary: 'Create', security: [{ key: [] }], responses: { '201': { description: 'ok' } } },
+        },
+      }),
+      {},
+    );
+    const op = doc.paths['/widgets'].post as unknown as { parameters: Record<string, unknown>[] };
+    const key = op.parameters.find((p) => p.name === 'BT-IDEMPOTENCY-KEY');
+    expect(key).toBeDefined();
+    const text = JSON.stringify(key);
+    expect(text).not.toMatch(/"(example|examples|default)"/);
+  });
 });

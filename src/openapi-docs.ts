@@ -144,9 +144,11 @@ const IDEMPOTENCY_PARAMETER = {
   name: 'BT-IDEMPOTENCY-KEY',
   in: 'header',
   required: false,
-  schema: { type: 'string', minLength: 1, maxLength: 255, example: '8c1e6a4e-0f53-4a3e-9d0b-3f1d2b7d6a10' },
+  // No example: "Try it out" would prefill it, and every second write from /docs would then answer 422.
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
   description:
-    'Makes a retry safe: the first successful answer to a request with this key is replayed byte for byte, ' +
+    'A value of your own, new for each operation (e.g. a UUID); leave it empty in /docs unless you are ' +
+    'trying a retry. Makes a retry safe: the first successful answer to a request with this key is replayed byte for byte, ' +
     'with `Idempotent-Replayed: true`, to any retry with the same key, method, path and body by the same ' +
     'application (and, on /proxy, destination) for 24 hours. The same key with another request is a 422; ' +
     'while the first still runs, a 409. Failed requests are not kept. Answers that reveal token data are ' +
