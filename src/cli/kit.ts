@@ -48,7 +48,9 @@ export async function withAppContext<T>(
   const database = await openDatabase(config);
   try {
     const app = await NestFactory.createApplicationContext(
-      AppModule.register({ config, database, logStream: process.stderr }),
+      // A command never runs the vault's scheduled jobs: the servers do, and a cron tick in the command's
+      // process would only add work and its warnings to the command's own output.
+      AppModule.register({ config: { ...config, jobsEnabled: false }, database, logStream: process.stderr }),
       {
         logger: new StderrLogger({
           logLevels: nestLevels(config.logLevel),
