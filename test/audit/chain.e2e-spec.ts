@@ -11,39 +11,16 @@ import { auditExport } from '../../src/cli/audit-export';
 import { auditVerify } from '../../src/cli/audit-verify';
 import { CliError } from '../../src/cli/kit';
 import { Clock } from '../../src/common/clock';
+import { runCli } from '../support/audit';
 import { TestClock } from '../support/test-clock';
 import { TestContext, TestTenant } from '../support/test-app';
 import { tokenApp } from '../support/token-factory';
 
 const onPostgres = process.env.DATABASE_URL ? it : it.skip;
 
-/** Runs a CLI command as `npm run cli` would: what it wrote to stdout, and what it threw. */
-async function run(
-  command: typeof auditVerify,
-  args: string[],
-  ctx: TestContext,
-): Promise<{ said: string; error: unknown }> {
-  const lines: string[] = [];
-  const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    lines.push(String(chunk));
-    return true;
-  });
-  let error: unknown = undefined;
-  try {
-    // The command opens the test's own database, as `npm run cli` would with DATABASE_URL pointing at it.
-    const url = (ctx.database.options as { url: string }).url;
-    await command.run(args, { ...ctx.config, databaseUrl: url, databaseListenUrl: url, logLevel: 'silent' });
-  } catch (err) {
-    error = err;
-  } finally {
-    spy.mockRestore();
-  }
-  return { said: lines.join(''), error };
-}
-
 /** What a CLI command wrote to stdout; it must succeed. */
 async function cli(command: typeof auditVerify, args: string[], ctx: TestContext): Promise<string> {
-  const { said, error } = await run(command, args, ctx);
+  const { said, error } = await runCli(command, args, ctx);
   if (error !== undefined) {
     throw error as Error;
   }
@@ -52,7 +29,7 @@ async function cli(command: typeof auditVerify, args: string[], ctx: TestContext
 
 /** What audit:verify wrote to stdout; it must fail (exit code 1). */
 async function failingVerify(args: string[], ctx: TestContext): Promise<string> {
-  const { said, error } = await run(auditVerify, args, ctx);
+  const { said, error } = await runCli(auditVerify, args, ctx);
   expect(error).toBeInstanceOf(CliError);
   return said;
 }

@@ -2,34 +2,11 @@ import request from 'supertest';
 import { AuditChain } from '../../src/audit/audit-chain.service';
 import { auditVerify } from '../../src/cli/audit-verify';
 import { AuditJobsService } from '../../src/jobs/audit-jobs.service';
+import { runCli } from '../support/audit';
 import { TestApplication, TestContext, TestTenant } from '../support/test-app';
 import { tokenApp, TokensApi } from '../support/token-factory';
 
 const onPostgres = process.env.DATABASE_URL ? it : it.skip;
-
-/** audit:verify run as `npm run cli` would, on the test's database: what it wrote, and what it threw. */
-async function verifyCli(ctx: TestContext): Promise<{ said: string; error: unknown }> {
-  const lines: string[] = [];
-  const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    lines.push(String(chunk));
-    return true;
-  });
-  let error: unknown = undefined;
-  try {
-    const url = (ctx.database.options as { url: string }).url;
-    await auditVerify.run([], {
-      ...ctx.config,
-      databaseUrl: url,
-      databaseListenUrl: url,
-      logLevel: 'silent',
-    });
-  } catch (err) {
-    error = err;
-  } finally {
-    spy.mockRestore();
-  }
-  return { said: lines.join(''), error };
-}
 
 describe('two sealers and audit:verify at once, after a crash', () => {
   let ctx: TestContext;
@@ -113,7 +90,7 @@ describe('two sealers and audit:verify at once, after a crash', () => {
     const verifies: { said: string; error: unknown }[] = [];
     try {
       for (let i = 0; i < 3; i++) {
-        verifies.push(await verifyCli(ctx));
+        verifies.push(await runCli(auditVerify, [], ctx));
       }
     } finally {
       verifying = false;
@@ -128,7 +105,7 @@ describe('two sealers and audit:verify at once, after a crash', () => {
 
     await Promise.all(chains.map((c) => c.sealAll()));
     await expectOneChain(chains[1]);
-    expect((await verifyCli(ctx)).error).toBeUndefined();
+    expect((await runCli(auditVerify, [], ctx)).error).toBeUndefined();
   });
 
   it('continue one chain when the job, retention and a direct seal run at once after a restart', async () => {

@@ -1,3 +1,4 @@
+import type { Command } from '../../src/cli/kit';
 import type { TestContext, TestTenant } from './test-app';
 
 export interface LogEntry {
@@ -52,4 +53,30 @@ export async function eventually<T>(probe: () => Promise<T | null>, tries = 100)
 
 export function logsApi(ctx: TestContext, tenant: TestTenant) {
   return (query = '') => ctx.http.get(`/logs${query}`).set('BT-API-KEY', tenant.key);
+}
+
+/**
+ * Runs a CLI command as `npm run cli` would, on the test's own database (as DATABASE_URL pointing at it would):
+ * what it wrote to stdout, and what it threw.
+ */
+export async function runCli(
+  command: Command,
+  args: string[],
+  ctx: TestContext,
+): Promise<{ said: string; error: unknown }> {
+  const lines: string[] = [];
+  const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    lines.push(String(chunk));
+    return true;
+  });
+  let error: unknown = undefined;
+  try {
+    const url = (ctx.database.options as { url: string }).url;
+    await command.run(args, { ...ctx.config, databaseUrl: url, databaseListenUrl: url, logLevel: 'silent' });
+  } catch (err) {
+    error = err;
+  } finally {
+    spy.mockRestore();
+  }
+  return { said: lines.join(''), error };
 }
