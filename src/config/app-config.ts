@@ -4,6 +4,7 @@ import { parseMasterKeys } from '../crypto/master-keys';
 import { DatabaseTlsConfig, loadDatabaseTlsConfig } from './database-tls-config';
 import { KeyCustodyConfig, loadKeyCustodyConfig } from './key-custody-config';
 import { loadRateLimitConfig, RateLimitConfig } from './rate-limit-config';
+import { resolveSecretFiles } from './secret-files';
 
 export type NodeEnv = 'development' | 'production' | 'test';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -226,8 +227,20 @@ function rateLimits(env: Env): RateLimitConfig {
   }
 }
 
-/** Parses and validates the environment; throws ConfigError naming the first bad variable. */
-export function loadConfig(env: Env = process.env): AppConfig {
+function withSecretFiles(env: Env): Env {
+  try {
+    return resolveSecretFiles(env);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+}
+
+/**
+ * Parses and validates the environment; throws ConfigError naming the first bad variable. Secret settings
+ * may come from files (`<NAME>_FILE`, secret-files.ts).
+ */
+export function loadConfig(rawEnv: Env = process.env): AppConfig {
+  const env = withSecretFiles(rawEnv);
   const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'], 'development');
   const port = int(env, 'PORT', 3000, 0, 65535);
   const dataDirRaw = present(env, 'DATA_DIR') ?? './data';
