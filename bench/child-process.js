@@ -5,19 +5,29 @@
  * the vault's. A child writes "listening <port>" on stdout once it accepts connections.
  */
 const { spawn } = require('node:child_process');
+const { profileWindow, profileWindowArgs, profileWindowStdio } = require('./profile-window');
 
 const READY_TIMEOUT_MS = 20_000;
 const STOP_TIMEOUT_MS = 5_000;
 
 /**
  * Starts `node <script>` with `env` (plus PATH) and resolves once it listens: { pid, port, cpuSeconds(),
- * unexpectedExit(), stop(), killNow() }. `name` is how errors call it; `args` go before the script (e.g.
- * --cpu-prof); `cleanup` runs once the process is gone.
+ * unexpectedExit(), stop(), killNow(), profile }. `name` is how errors call it; `args` go before the script
+ * (e.g. --cpu-prof); `cleanup` runs once the process is gone. With `profileWindows`, `profile` is
+ * { start(), stop(file) } (bench/profile-window.js); otherwise null.
  */
-async function startChildProcess({ name, script, env, args = [], cpuSeconds, cleanup = () => {} }) {
-  const child = spawn(process.execPath, [...args, script], {
+async function startChildProcess({
+  name,
+  script,
+  env,
+  args = [],
+  cpuSeconds,
+  cleanup = () => {},
+  profileWindows = false,
+}) {
+  const child = spawn(process.execPath, [...(profileWindows ? profileWindowArgs() : []), ...args, script], {
     env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: profileWindows ? profileWindowStdio : ['ignore', 'pipe', 'pipe'],
   });
   const output = [];
   child.stderr.on('data', (chunk) => output.push(chunk.toString().trim()));
@@ -29,6 +39,7 @@ async function startChildProcess({ name, script, env, args = [], cpuSeconds, cle
     port: null,
     output,
     cpuSeconds: () => cpuSeconds(child.pid),
+    profile: profileWindows ? profileWindow(child) : null,
     unexpectedExit() {
       if (stopping || running()) {
         return null;

@@ -1,12 +1,13 @@
 'use strict';
 /**
- * The floor rows of issue 22 (bench/hot-paths.js): the same requests as POST /tokens (card), GET /tokens/<id>
- * (reveal) and POST /proxy (3 tokens), at the same concurrency, sent to bench/floor-server.js instead of the
- * vault. PostgreSQL only: the floor is a second process on the vault's database.
+ * The floor rows of issue 39 (bench/hot-paths.js): the same requests as POST /tokens (card), GET /tokens/<id>
+ * (reveal) and POST /proxy (3 expressions), at the same concurrency, sent to bench/floor-server.js (node:http)
+ * or bench/nest-floor.js (bare NestJS, create and reveal) instead of the vault. PostgreSQL only: a floor is a
+ * second process on the vault's database.
  *
  * floorScenarios(setups) takes the vault rows' own setups and request builders, so both sides send the same
- * bodies: { revealApplication, cardRequest, revealTokens, proxySetup }. Returns { create, reveal, proxy,
- * proxyAlone }.
+ * bodies: { revealApplication, cardRequest, revealTokens, proxySetup }. Returns { create, nestCreate, reveal,
+ * nestReveal, revealAlone, nestRevealAlone, proxy, proxyAlone }.
  */
 const { FLOOR_CONNECTIONS, NAMES } = require('./hot-paths');
 
@@ -29,38 +30,37 @@ function floorProxy(name, connections, proxySetup) {
   };
 }
 
-function floorScenarios({ revealApplication, cardRequest, revealTokens, proxySetup }) {
-  const shared = { database: 'postgres', connections: FLOOR_CONNECTIONS };
+/** Reveals of random tokens among `ids`, the tenant named for the floor. */
+function revealRequest(ctx, { key, ids, tenantId }) {
   return {
-    create: {
-      ...shared,
-      name: NAMES.FLOOR_CREATE,
-      group: 'floors',
-      server: 'floor',
-      setup: revealApplication,
-      request: cardRequest,
-    },
-    reveal: {
-      ...shared,
-      name: NAMES.FLOOR_REVEAL,
-      group: 'floors',
-      server: 'floor',
-      setup: revealTokens,
-      request: (ctx, { key, ids, tenantId }) => ({
-        requests: [
-          {
-            method: 'GET',
-            headers: { 'bt-api-key': key, 'floor-tenant-id': tenantId },
-            setupRequest: (req) => ({
-              ...req,
-              path: `/tokens/${ids[Math.floor(Math.random() * ids.length)]}`,
-            }),
-          },
-        ],
-      }),
-    },
+    requests: [
+      {
+        method: 'GET',
+        headers: { 'bt-api-key': key, 'floor-tenant-id': tenantId },
+        setupRequest: (req) => ({
+          ...req,
+          path: `/tokens/${ids[Math.floor(Math.random() * ids.length)]}`,
+        }),
+      },
+    ],
+  };
+}
+
+function floorScenarios({ revealApplication, cardRequest, revealTokens, proxySetup }) {
+  const shared = { database: 'postgres', connections: FLOOR_CONNECTIONS, group: 'floors' };
+  const create = { ...shared, server: 'floor', setup: revealApplication, request: cardRequest };
+  const reveal = { ...shared, server: 'floor', setup: revealTokens, request: revealRequest };
+  // At 1 connection, latency from every response's own time: the reveal floor is also the react row's
+  // "audited read floor".
+  const alone = { connections: 1, preciseLatency: true };
+  return {
+    create: { ...create, name: NAMES.FLOOR_CREATE },
+    nestCreate: { ...create, name: NAMES.NEST_CREATE, server: 'nest-floor' },
+    reveal: { ...reveal, name: NAMES.FLOOR_REVEAL },
+    nestReveal: { ...reveal, name: NAMES.NEST_REVEAL, server: 'nest-floor' },
+    revealAlone: { ...reveal, ...alone, name: NAMES.FLOOR_REVEAL_1 },
+    nestRevealAlone: { ...reveal, ...alone, name: NAMES.NEST_REVEAL_1, server: 'nest-floor' },
     proxy: floorProxy(NAMES.FLOOR_PROXY, FLOOR_CONNECTIONS, proxySetup),
-    // Its p50 less the direct call's is the floor of the proxy's added p50 at 1 connection (bench/hot-paths.js).
     proxyAlone: floorProxy(NAMES.FLOOR_PROXY_1, 1, proxySetup),
   };
 }

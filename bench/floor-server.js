@@ -1,17 +1,18 @@
 'use strict';
 /**
- * The floors of issue 22's ratios: a bare `node:http` server doing only the work no vault can avoid on three
- * hot paths, on the vault's own PostgreSQL database with a `pg` pool of the vault's size, in a child process of
- * its own (so its CPU time is read like the vault's). Routes:
- *   POST /tokens        reads the JSON body of a card token, INSERTs one row into its own table
- *                       (bench_floor_tokens, created at start), answers 201 { id, type }
- *   GET /tokens/<id>    one primary-key SELECT of a row of the vault's `tokens` table (tenant from the
- *                       floor-tenant-id header), answers 200 with the row as JSON
- *   POST /proxy/<path>  one SELECT of the rows named by the floor-token-ids header (WHERE id = ANY($2)), then the
- *                       request body POSTed over a keep-alive HTTPS connection to <path> on the echo server, whose
- *                       answer it relays
- * No authentication, access rules, decryption, templating or audit: those are the vault's own per-request work,
- * which the ratios measure. Statements are prepared, as the vault's are (DATABASE_PREPARED_STATEMENTS).
+ * The floors of issue 39's figures (bench/hot-paths.js): a bare `node:http` server doing only the work no vault
+ * can avoid on three hot paths, each request's database work in ONE statement that also writes its audit rows
+ * (bench/floor-statements.js), on the vault's own PostgreSQL database with a `pg` pool of the vault's size, in
+ * a child process of its own (so its CPU time is read like the vault's). Routes:
+ *   POST /tokens        reads the JSON body of a card token; INSERTs its row and its audit row; answers
+ *                       201 { id, type }
+ *   GET /tokens/<id>    SELECTs a row of the vault's `tokens` table by key (tenant from the floor-tenant-id
+ *                       header) and INSERTs its audit row; answers 200 with the row as JSON
+ *   POST /proxy/<path>  SELECTs the rows named by the floor-token-ids header and INSERTs two audit rows (the
+ *                       detokenization and the call), then POSTs the request body over a keep-alive HTTPS
+ *                       connection to <path> on the echo server, whose answer it relays
+ * No authentication, access rules, decryption, templating or rate limits: those are the vault's own
+ * per-request work, which the figures measure.
  *
  * `node bench/floor-server.js` is the child process: FLOOR_DATABASE_URL, FLOOR_POOL_SIZE and, for the proxy
  * route, FLOOR_ECHO_URL (https://127.0.0.1:<port>), FLOOR_ECHO_HOST (the certificate's name) and FLOOR_ECHO_CA
@@ -20,22 +21,7 @@
 const { randomUUID } = require('node:crypto');
 const { readFileSync } = require('node:fs');
 const { startChildProcess } = require('./child-process');
-
-const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS bench_floor_tokens (
-  id uuid PRIMARY KEY, type text NOT NULL, data jsonb NOT NULL, metadata jsonb,
-  created_at timestamptz NOT NULL DEFAULT now())`;
-const INSERT = {
-  name: 'floor_insert',
-  text: 'INSERT INTO bench_floor_tokens (id, type, data, metadata) VALUES ($1, $2, $3, $4)',
-};
-const SELECT_ONE = {
-  name: 'floor_select_one',
-  text: 'SELECT * FROM tokens WHERE tenant_id = $1 AND id = $2',
-};
-const SELECT_MANY = {
-  name: 'floor_select_many',
-  text: 'SELECT id, data FROM tokens WHERE tenant_id = $1 AND id = ANY($2)',
-};
+const { openFloorDatabase } = require('./floor-statements');
 
 function answer(res, status, payload) {
   const text = JSON.stringify(payload);
@@ -56,12 +42,9 @@ function readBody(req) {
 async function serve() {
   const http = require('node:http');
   const https = require('node:https');
-  const { Pool } = require('pg');
-  const pool = new Pool({
-    connectionString: process.env.FLOOR_DATABASE_URL,
-    max: Number(process.env.FLOOR_POOL_SIZE),
-  });
-  await pool.query(CREATE_TABLE);
+  const { pool, statements } = await openFloorDatabase();
+  /** The tenant of created tokens when a request names none. */
+  const defaultTenant = randomUUID();
   const echo = process.env.FLOOR_ECHO_URL
     ? {
         url: new URL(process.env.FLOOR_ECHO_URL),
@@ -99,29 +82,20 @@ async function serve() {
 
   const routes = async (req, res) => {
     const body = await readBody(req);
+    const tenantId = req.headers['floor-tenant-id'] ?? defaultTenant;
+    const address = req.socket.remoteAddress;
     if (req.method === 'POST' && req.url === '/tokens') {
       const token = JSON.parse(body.toString('utf8'));
-      const id = randomUUID();
-      await pool.query({
-        ...INSERT,
-        values: [id, token.type, JSON.stringify(token.data), JSON.stringify(token.metadata ?? null)],
-      });
-      return answer(res, 201, { id, type: token.type });
+      return answer(res, 201, await statements.create(tenantId, token, req.headers, address));
     }
     if (req.method === 'GET' && req.url.startsWith('/tokens/')) {
-      const { rows } = await pool.query({
-        ...SELECT_ONE,
-        values: [req.headers['floor-tenant-id'], req.url.slice('/tokens/'.length)],
-      });
-      if (rows.length === 0) {
-        return answer(res, 404, { detail: 'no such token' });
-      }
-      const row = rows[0];
-      return answer(res, 200, { ...row, data: row.data === null ? null : row.data.toString('base64') });
+      const id = req.url.slice('/tokens/'.length);
+      const row = await statements.reveal(tenantId, id, req.headers, address);
+      return row === null ? answer(res, 404, { detail: 'no such token' }) : answer(res, 200, row);
     }
     if (req.method === 'POST' && req.url.startsWith('/proxy/') && echo !== null) {
       const ids = String(req.headers['floor-token-ids'] ?? '').split(',');
-      const { rows } = await pool.query({ ...SELECT_MANY, values: [req.headers['floor-tenant-id'], ids] });
+      const rows = await statements.proxy(tenantId, ids, req.headers, address);
       if (rows.length !== ids.length) {
         return answer(res, 404, { detail: `${rows.length} of ${ids.length} tokens found` });
       }
@@ -165,6 +139,7 @@ async function startFloorServer({
   echo = null,
   cpuSeconds,
   cpuProfileDir = null,
+  profileWindows = false,
 }) {
   const child = await startChildProcess({
     name,
@@ -178,6 +153,7 @@ async function startFloorServer({
         : {}),
     },
     cpuSeconds,
+    profileWindows,
   });
   return { ...child, baseUrl: `http://127.0.0.1:${child.port}`, database: 'PostgreSQL' };
 }

@@ -54,6 +54,7 @@ async function startPkcs11Vault(config) {
   const vault = await startServer({
     postgresUrl: config.postgresUrl,
     cpuProfileDir: config.cpuProfileDir,
+    profileWindows: config.profile !== null,
     env,
   });
   const stop = vault.stop.bind(vault);

@@ -16,6 +16,10 @@
  *   BENCH_CPU_PROF       folder: run the server (and the proxy vault and floor servers, when they run) with
  *                        --cpu-prof and write their .cpuprofile files there on stop (open them in Chrome DevTools
  *                        or speedscope; profiling slows the servers down)
+ *   BENCH_PROFILE        1 (every scenario) or text in a scenario's name: profile the server that scenario
+ *                        measures over its measured window only (bench/profile-window.js), writing
+ *                        bench/results/<scenario>.cpuprofile; `node bench/profile-summary.js <file>` prints where
+ *                        the time went. The profiled rows' figures are not comparable (the profiler slows them)
  * Each row also shows the CPU time the server process spent per request (Linux only): it stays comparable when
  * other work shares the machine; with BENCH_DATABASE_URL on this machine, also the PostgreSQL server's
  * (bench/database-cpu.js), which shares the same cores. Scenarios with a `server` run against a second vault
@@ -23,7 +27,7 @@
  * floor server (bench/floor-server.js) or a vault whose master key is in a SoftHSM2 token
  * (bench/pkcs11-vault.js), each started the first time such a scenario is selected and stopped at the end
  * (bench/servers.js). Scenario
- * targets are listed as PASS/MISS at the end, then issue 22's hot-path figures (bench/hot-paths.js) as a table
+ * targets are listed as PASS/MISS at the end, then issue 39's hot-path figures (bench/hot-paths.js) as a table
  * of their own. Everything is also written to bench/results/latest.json.
  */
 const autocannon = require('autocannon');
@@ -31,13 +35,15 @@ const { execFileSync } = require('node:child_process');
 const { mkdirSync, writeFileSync } = require('node:fs');
 const { join, resolve } = require('node:path');
 const scenarios = require('./scenarios');
-const { floorAddedP50, floorCpu, floorCpuLines, hotPathLines, hotPaths } = require('./hot-paths');
+const { floorCpu, floorCpuLines, hotPathLines, hotPaths } = require('./hot-paths');
+const { profileFileName, profileSelection } = require('./profile-window');
 const { politeLoad } = require('./polite-load');
 const { startServer } = require('./server');
 const { databaseCpuMeter } = require('./database-cpu');
 const { benchServers } = require('./servers');
 
-const RESULTS_FILE = join(__dirname, 'results', 'latest.json');
+const RESULTS_DIR = join(__dirname, 'results');
+const RESULTS_FILE = join(RESULTS_DIR, 'latest.json');
 
 function positiveNumber(name, fallback) {
   const raw = process.env[name];
@@ -59,6 +65,8 @@ function settings() {
     only: process.env.BENCH_ONLY?.trim() || null,
     postgresUrl: process.env.BENCH_DATABASE_URL?.trim() || null,
     cpuProfileDir: process.env.BENCH_CPU_PROF?.trim() ? resolve(process.env.BENCH_CPU_PROF.trim()) : null,
+    /** Which scenarios' windows to profile (BENCH_PROFILE), or null. */
+    profile: profileSelection(process.env.BENCH_PROFILE),
   };
 }
 
@@ -294,7 +302,11 @@ async function main() {
 
   const startedAt = new Date();
   const commit = gitCommit();
-  server = await startServer({ postgresUrl: config.postgresUrl, cpuProfileDir: config.cpuProfileDir });
+  server = await startServer({
+    postgresUrl: config.postgresUrl,
+    cpuProfileDir: config.cpuProfileDir,
+    profileWindows: config.profile !== null,
+  });
   const databaseMeter = databaseCpuMeter(config.postgresUrl);
   const rows = [];
   /** Scenarios not run on this database (`database: 'postgres'` on the embedded one). */
@@ -337,6 +349,11 @@ async function main() {
       if (config.warmup > 0) {
         await measure(options, config.warmup, connections);
       }
+      const profiled = config.profile?.(scenario.name) === true && target.profile ? target.profile : null;
+      if (profiled !== null) {
+        mkdirSync(RESULTS_DIR, { recursive: true });
+        await profiled.start();
+      }
       const cpuBefore = target.cpuSeconds();
       const databaseCpu = databaseMeter.start();
       const row = summarize(
@@ -346,6 +363,10 @@ async function main() {
       row.connections = connections;
       const cpuAfter = target.cpuSeconds();
       const databaseSeconds = databaseCpu();
+      if (profiled !== null) {
+        const file = await profiled.stop(join(RESULTS_DIR, profileFileName(scenario.name)));
+        row.cpu_profile = { file, requests: row.requests };
+      }
       if (load !== null) {
         row.background = await stopBackground(load);
       }
@@ -367,6 +388,12 @@ async function main() {
           : null;
       rows.push(row);
       console.log(`${scenario.name}\n${table([row])}\n`);
+      if (row.cpu_profile !== undefined) {
+        console.log(
+          `  profiled (figures slowed by the profiler): node bench/profile-summary.js ${row.cpu_profile.file} ` +
+            `--requests ${row.requests}\n`,
+        );
+      }
       if (row.background !== undefined) {
         console.log(
           `  background: ${row.background.requests} requests on ${row.background.connections} connections, ` +
@@ -406,18 +433,16 @@ async function main() {
   }
   const hot = hotPaths(rows);
   if (hot.some((figure) => figure.measured !== null)) {
-    console.log(`#22 hot paths (each a ratio to a baseline of this run)\n${hotPathLines(hot)}\n`);
+    console.log(
+      `Issue 39 hot paths (each a ratio to, or a difference from, a baseline of this run)\n${hotPathLines(hot)}\n`,
+    );
   }
   const floorComparisons = floorCpu(rows);
   const floorCpuTable = floorCpuLines(floorComparisons);
   if (floorCpuTable !== null) {
     console.log(`CPU ms per request of the floor comparisons, server and PostgreSQL\n${floorCpuTable}\n`);
   }
-  const floorP50 = floorAddedP50(rows);
-  if (floorP50 !== null) {
-    console.log(`The proxy floor's own added p50 at 1 connection (its p50 − direct): ${floorP50} ms\n`);
-  }
-  mkdirSync(join(__dirname, 'results'), { recursive: true });
+  mkdirSync(RESULTS_DIR, { recursive: true });
   const report = {
     started_at: startedAt.toISOString(),
     commit,
@@ -432,7 +457,6 @@ async function main() {
     targets,
     hot_paths: hot,
     floor_cpu: floorComparisons,
-    floor_proxy_added_p50_ms: floorP50,
   };
   writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`Results written to ${RESULTS_FILE}`);

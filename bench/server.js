@@ -7,6 +7,7 @@ const { createServer } = require('node:net');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Client } = require('pg');
+const { profileWindow, profileWindowArgs, profileWindowStdio } = require('./profile-window');
 // The service's own configuration, from the build `npm run bench` makes first.
 const { loadConfig } = require('../dist/src/config/app-config');
 
@@ -58,11 +59,12 @@ async function createPostgresDatabase(url) {
  * bootstrap key, on a temporary embedded database or, when `postgresUrl` is given, on a new database of that
  * server. Resolves once /health/ready answers 200. `env` adds or replaces environment variables (NODE_ENV is
  * production unless it says otherwise). With `cpuProfileDir`, the server writes a V8 CPU profile there when it
- * stops.
+ * stops. With `profileWindows`, its `profile` is { start(), stop(file) } (bench/profile-window.js), else null.
  */
 async function startServer({
   postgresUrl,
   cpuProfileDir = null,
+  profileWindows = false,
   entry = join('dist', 'src', 'main.js'),
   env: extraEnv = {},
 }) {
@@ -86,15 +88,17 @@ async function startServer({
     RATE_LIMIT_TENANT: '999999999/1',
     RATE_LIMIT_UNAUTHENTICATED: '999999999/1',
     RATE_LIMIT_PROXY_ADDRESS: '999999999/1',
+    RATE_LIMIT_HEALTH: '999999999/1',
     ...extraEnv,
   };
   const { databasePoolSize } = loadConfig(env);
   // --cpu-prof writes its .cpuprofile when the process exits, i.e. after stop()'s SIGTERM.
   const profiling = cpuProfileDir !== null ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
-  const child = spawn(process.execPath, [...profiling, join(ROOT, entry)], {
+  const windows = profileWindows ? profileWindowArgs() : [];
+  const child = spawn(process.execPath, [...windows, ...profiling, join(ROOT, entry)], {
     cwd: ROOT,
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: profileWindows ? profileWindowStdio : ['ignore', 'pipe', 'pipe'],
   });
   const output = [];
   const keep = (chunk) => {
@@ -119,6 +123,7 @@ async function startServer({
     databaseUrl: postgres ? postgres.url : null,
     databasePoolSize,
     output,
+    profile: profileWindows ? profileWindow(child) : null,
     /** Stops the process (SIGTERM, then SIGKILL), then removes its data. Safe to call more than once. */
     async stop() {
       stopping = true;

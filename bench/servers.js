@@ -3,13 +3,15 @@
  * The servers a bench run sends requests to, by a scenario's `server`: the vault (none given), the proxy vault
  * ('proxy') and the HTTPS echo server it proxies to ('echo'), and the floor servers (bench/floor-server.js) on
  * the vault's database ('floor') or on the proxy vault's, with the echo server as destination ('proxy-floor'),
- * a vault whose master key is in a SoftHSM2 token ('pkcs11', bench/pkcs11-vault.js) and one with
- * AUDIT_ENABLED=false ('no-audit', the reference of auditing's cost).
+ * the bare NestJS app doing the floors' statements ('nest-floor', bench/nest-floor.js), a vault whose master
+ * key is in a SoftHSM2 token ('pkcs11', bench/pkcs11-vault.js) and one with AUDIT_ENABLED=false ('no-audit',
+ * the reference of auditing's cost). With BENCH_PROFILE set, each can be profiled over a scenario's window.
  * Each helper server is started the first time a scenario needs it.
  */
 const { join } = require('node:path');
 const { startEchoServer } = require('./echo-server');
 const { startFloorServer } = require('./floor-server');
+const { startNestFloor } = require('./nest-floor');
 const { startPkcs11Vault } = require('./pkcs11-vault');
 const { processCpuSeconds, startServer } = require('./server');
 
@@ -56,6 +58,7 @@ async function startProxyServers(config) {
     const vault = await startServer({
       postgresUrl: config.postgresUrl,
       cpuProfileDir: config.cpuProfileDir,
+      profileWindows: config.profile !== null,
       entry: join('bench', 'proxy-vault.js'),
       env: { NODE_ENV: 'development', PROXY_ALLOW_LOOPBACK: 'true', PROXY_CA_FILE: echo.caFile },
     });
@@ -66,18 +69,19 @@ async function startProxyServers(config) {
   }
 }
 
-/** A floor server on `vault`'s database with a pool of the vault's size. */
-function startFloor(config, name, vault, echo = null) {
+/** A floor server (bench/floor-server.js, or `start`) on `vault`'s database with a pool of the vault's size. */
+function startFloor(config, name, vault, echo = null, start = startFloorServer) {
   if (vault.databaseUrl === null) {
     throw new Error(`the ${name} needs PostgreSQL (BENCH_DATABASE_URL)`);
   }
-  return startFloorServer({
+  return start({
     name,
     databaseUrl: vault.databaseUrl,
     poolSize: vault.databasePoolSize,
     echo,
     cpuSeconds: processCpuSeconds,
     cpuProfileDir: config.cpuProfileDir,
+    profileWindows: config.profile !== null,
   });
 }
 
@@ -89,7 +93,7 @@ function benchServers(config, main) {
   const mainCtx = scenarioContext(main);
   /** { vault, echo, ctx } once started. */
   let proxy = null;
-  const floors = { floor: null, 'proxy-floor': null };
+  const floors = { floor: null, 'proxy-floor': null, 'nest-floor': null };
   /** { vault, ctx } once started. */
   let pkcs11 = null;
   /** The vault with AUDIT_ENABLED=false (auditing's baseline): { vault, ctx } once started. */
@@ -116,6 +120,9 @@ function benchServers(config, main) {
       if (kind === 'floor') {
         console.log("Starting the floor server on the vault's database\n");
         floors.floor = await startFloor(config, 'floor server', main);
+      } else if (kind === 'nest-floor') {
+        console.log("Starting the bare NestJS floor on the vault's database\n");
+        floors[kind] = await startFloor(config, 'bare NestJS floor', main, null, startNestFloor);
       } else {
         const { vault, echo } = await ensureProxy();
         console.log("Starting the proxy floor server on the proxy vault's database\n");
@@ -138,9 +145,10 @@ function benchServers(config, main) {
           return { target, origin: scenario.server === 'proxy' ? vault.baseUrl : echo.url, ctx };
         }
         case 'floor':
+        case 'nest-floor':
         case 'proxy-floor': {
           const floor = await ensureFloor(scenario.server);
-          const ctx = scenario.server === 'floor' ? mainCtx : proxy.ctx;
+          const ctx = scenario.server === 'proxy-floor' ? proxy.ctx : mainCtx;
           return { target: floor, origin: floor.baseUrl, ctx };
         }
         case 'pkcs11': {
@@ -157,6 +165,7 @@ function benchServers(config, main) {
             const vault = await startServer({
               postgresUrl: config.postgresUrl,
               cpuProfileDir: config.cpuProfileDir,
+              profileWindows: config.profile !== null,
               env: { AUDIT_ENABLED: 'false' },
             });
             unaudited = { vault, ctx: scenarioContext(vault) };
@@ -165,7 +174,7 @@ function benchServers(config, main) {
         }
         default:
           throw new Error(
-            `${scenario.name}: unknown server "${scenario.server}" (proxy, echo, floor, proxy-floor, pkcs11, no-audit or none)`,
+            `${scenario.name}: unknown server "${scenario.server}" (proxy, echo, floor, nest-floor, proxy-floor, pkcs11, no-audit or none)`,
           );
       }
     },
@@ -176,6 +185,7 @@ function benchServers(config, main) {
         proxy?.echo,
         floors.floor,
         floors['proxy-floor'],
+        floors['nest-floor'],
         pkcs11?.vault,
         unaudited?.vault,
       ].filter((p) => p !== null && p !== undefined),
