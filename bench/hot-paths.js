@@ -215,7 +215,12 @@ function targetCell(f) {
     return '—';
   }
   const sign = f.difference ? '+' : '';
-  const threshold = f.difference ? f.threshold.toFixed(1) : f.threshold.toFixed(2);
+  // As the issue writes them: ≥ 0.60, ≤ 2, ≥ 15, ≤ +0.5 ms.
+  const threshold = f.difference
+    ? f.threshold.toFixed(1)
+    : f.threshold < 1
+      ? f.threshold.toFixed(2)
+      : String(f.threshold);
   return `${f.op === '>=' ? '≥' : '≤'} ${sign}${threshold}${f.unit}`;
 }
 
