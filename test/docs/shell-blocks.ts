@@ -93,6 +93,15 @@ export const UNTESTED: Record<Document, { starts: string; reason: string }[]> = 
       starts: '# At a terminal: each key holder types or pastes their share',
       reason: 'needs the key holders’ shares of a sealed deployment',
     },
+    {
+      starts: 'umask 077',
+      reason:
+        'writes the reader’s secrets under /run/secrets and starts a production server that keeps running',
+    },
+    {
+      starts: 'npx nest build',
+      reason: 'rebuilds the dist/ folder the running tests use, then starts a server that keeps running',
+    },
     { starts: 'npx token-vault help', reason: 'a reference list of every command, with placeholders' },
     { starts: 'docker build -t token-vault .', reason: 'needs a container engine and a database host' },
     { starts: 'docker build --build-arg WITH_PKCS11=true', reason: 'needs a container engine' },
