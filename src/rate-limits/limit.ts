@@ -1,5 +1,6 @@
-import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { LimitPolicy } from '../config/rate-limit-config';
+import { BlockSizer, Lease } from './lease';
+import { Counter, WindowCount } from './limiter-store';
 
 /** Where a limit stands for one key after a request. */
 export interface Usage {
@@ -14,43 +15,40 @@ export interface Usage {
 
 const MAX_BLOCKED = 100_000;
 const MAX_LEASES = 100_000;
-/** A lease is at most this share of the limit: what a replica may hold unused is 2 % of the limit. */
-const LEASE_SHARE = 50;
-
-/** Points a replica took from the shared store in one go and hands out itself until its window ends. */
-interface Lease {
-  points: number;
-  /** What the store had left for everyone else when the lease was taken. */
-  storeRemaining: number;
-  until: number;
-  /** The size of the next lease in this window: doubles with each refill, up to the limit's share. */
-  next: number;
-}
 
 /** Reports a store failure (once per outage, by the caller's choice) before the limit counts in memory. */
 export type StoreFailureListener = (limit: string, err: unknown) => void;
 
 /**
- * One named limit over a shared store (rate-limiter-flexible). Keys found over the limit are remembered in
- * memory until their window ends, so a flood is refused without touching the store (and `blockedMs` can
+ * One named limit over a fixed-window counter (limiter-store.ts). Keys found over the limit are remembered
+ * in memory until their window ends, so a flood is refused without touching the store (and `blockedMs` can
  * be asked before any database lookup). A store failure never fails the request: the limit then counts
  * in this process (per replica), which still bounds every caller, and the failure is reported.
+ *
+ * On a shared store a key is counted in leased blocks (lease.ts): one addition takes a block, this replica
+ * hands it out from memory, and takes the next block in the background once half of it is spent, so a
+ * request within its allowance waits for no round trip. The store grants no point past the limit, so
+ * across replicas at most the limit passes per window. A block left idle (`sweep`) or held at shutdown is
+ * given back to the same window for the other replicas; what is held when the window ends lapses with it.
  */
 export class Limit {
   private readonly blocked = new Map<string, number>();
   private readonly leases = new Map<string, Lease>();
-  private readonly refills = new Map<string, Promise<unknown>>();
-  private readonly fallback: RateLimiterMemory;
-  private readonly maxLease: number;
+  private readonly refills = new Map<string, Promise<Usage | null>>();
+  private readonly fallback: Counter;
+  private readonly blocks: BlockSizer;
+  private readonly windowMs: number;
 
   constructor(
     readonly name: string,
     readonly policy: LimitPolicy,
-    private readonly store: RateLimiterAbstract,
+    private readonly counter: Counter,
+    fallback: Counter,
     private readonly onStoreFailure: StoreFailureListener,
   ) {
-    this.fallback = new RateLimiterMemory({ points: policy.points, duration: policy.seconds });
-    this.maxLease = Math.max(1, Math.floor(policy.points / LEASE_SHARE));
+    this.fallback = fallback;
+    this.blocks = new BlockSizer(policy.points);
+    this.windowMs = policy.seconds * 1000;
   }
 
   /** In memory only: how long this key is still known to be over the limit (0: not known to be). */
@@ -68,13 +66,7 @@ export class Limit {
 
   /**
    * Counts `points` for `key`. `refund`: a refused take is given back (the caller did nothing), so only
-   * work actually done counts; otherwise refused requests count too, as requests.
-   *
-   * Without `refund`, a busy key is counted in leases: one store round trip takes several points at once
-   * (1, then doubling with each refill within the window, up to 2 % of the limit) and this replica hands
-   * them out from memory. The store never grants more than the limit, so the limit holds across replicas;
-   * what a replica holds unused (at most 2 % of the limit each) is refused to the others until the window
-   * ends. A caller at a low rate never holds more than one point, and is counted exactly.
+   * work actually done counts, point by point; otherwise refused requests count too, as requests.
    */
   async take(key: string, points = 1, refund = false): Promise<Usage> {
     for (;;) {
@@ -82,95 +74,156 @@ export class Limit {
       if (blocked > 0) {
         return this.usage(0, blocked, true);
       }
-      if (refund || points > this.maxLease) {
-        return this.takeFromStore(key, points, points, refund, false);
+      if (refund || !this.counter.shared || this.blocks.exact || points > this.blocks.max) {
+        return this.direct(key, points, refund);
       }
       const now = Date.now();
       const lease = this.leases.get(key);
       if (lease !== undefined && lease.until > now && lease.points >= points) {
         lease.points -= points;
-        return this.usage(lease.storeRemaining + lease.points, lease.until - now, false);
+        lease.used += points;
+        lease.lastUsed = now;
+        if (lease.points < lease.refillBelow) {
+          void this.refill(key, 0);
+        }
+        return this.usage(this.policy.points - lease.count + lease.points, lease.until - now, false);
       }
-      // One refill per key at a time: concurrent requests wait for it rather than each taking a lease.
-      const refilling = this.refills.get(key);
-      if (refilling !== undefined) {
-        await refilling;
-        continue;
-      }
-      const size = Math.max(points, lease !== undefined && lease.until > now ? lease.next : 1);
-      const refill = this.takeFromStore(key, points, size, false, true);
-      this.refills.set(key, refill);
-      try {
-        return await refill;
-      } finally {
-        this.refills.delete(key);
+      const usage = await this.refill(key, points);
+      if (usage !== null) {
+        return usage;
       }
     }
   }
 
-  /** Takes `size` points from the store; `leasing`: keeps what is left over `points` as this key's lease. */
-  private async takeFromStore(
-    key: string,
-    points: number,
-    size: number,
-    refund: boolean,
-    leasing: boolean,
-  ): Promise<Usage> {
-    let res: RateLimiterRes;
-    let exceeded = false;
+  /**
+   * Gives back to the store what leases idle for `idleMs` hold (all of them with 0, at shutdown), and
+   * forgets leases whose window ended a window ago.
+   */
+  async sweep(idleMs: number, now = Date.now()): Promise<void> {
+    const returns: Promise<void>[] = [];
+    for (const [key, lease] of this.leases) {
+      if (lease.until + this.windowMs <= now) {
+        this.leases.delete(key);
+      } else if (
+        lease.points > 0 &&
+        lease.until > now &&
+        now - lease.lastUsed >= idleMs &&
+        !this.refills.has(key)
+      ) {
+        const points = lease.points;
+        lease.points = 0;
+        lease.count -= points;
+        lease.block = 1;
+        returns.push(
+          this.counter.giveBack(key, points, lease.until - now).catch((err: unknown) => {
+            this.onStoreFailure(this.name, err);
+          }),
+        );
+      }
+    }
+    await Promise.all(returns);
+  }
+
+  /**
+   * One block addition per key at a time; a request that finds one under way waits for it and tries again
+   * (null). `wanted` 0: a refill ahead of need, which refuses nothing.
+   */
+  private refill(key: string, wanted: number): Promise<Usage | null> {
+    const running = this.refills.get(key);
+    if (running !== undefined) {
+      return running.then(() => null);
+    }
+    const refill = this.takeBlock(key, wanted).finally(() => this.refills.delete(key));
+    this.refills.set(
+      key,
+      refill.catch(() => null),
+    );
+    return refill;
+  }
+
+  private async takeBlock(key: string, wanted: number): Promise<Usage | null> {
+    const lease = this.leaseOf(key, Date.now());
+    const size = this.blocks.next(lease, wanted);
+    if (size === 0) {
+      return null;
+    }
+    let after: WindowCount;
     try {
-      res = await this.consume(key, size);
+      after = await this.counter.add(key, size);
     } catch (err) {
-      if (!(err instanceof RateLimiterRes)) {
-        throw err;
-      }
-      res = err;
-      exceeded = true;
+      this.onStoreFailure(this.name, err);
+      return wanted === 0 ? null : this.direct(key, wanted, false, this.fallback);
     }
-    // A lease the store could not fill whole still gets what was left before it (the rest did not exist).
-    const granted = exceeded
-      ? Math.max(0, Math.min(size, this.policy.points - (res.consumedPoints - size)))
-      : size;
-    if (granted < points) {
-      this.leases.delete(key);
-      if (refund) {
-        await this.store.reward(key, size).catch(() => undefined);
-      } else {
-        this.block(key, res.msBeforeNext);
-      }
-      return this.usage(res.remainingPoints, res.msBeforeNext, true);
+    const granted = Math.max(0, Math.min(size, this.policy.points - (after.count - size)));
+    const now = Date.now();
+    const until = now + after.resetMs;
+    if (Math.abs(lease.until - until) * 2 > this.windowMs) {
+      // The store counts in another window than the held points came from: they lapsed with theirs.
+      lease.points = 0;
+      lease.used = 0;
     }
-    if (leasing) {
-      this.keepLease(key, granted - points, res);
+    lease.until = until;
+    lease.count = after.count;
+    lease.points += granted;
+    lease.block = granted === size ? this.blocks.grown(size) : size;
+    lease.refillBelow = Math.floor(granted / 2);
+    if (wanted === 0) {
+      return null;
     }
-    return this.usage(res.remainingPoints + granted - points, res.msBeforeNext, false);
+    const exceeded = lease.points < wanted;
+    if (exceeded) {
+      this.block(key, after.resetMs);
+    } else {
+      lease.points -= wanted;
+      lease.used += wanted;
+      lease.lastUsed = now;
+    }
+    return this.usage(this.policy.points - lease.count + lease.points, after.resetMs, exceeded);
   }
 
-  private keepLease(key: string, points: number, res: RateLimiterRes): void {
+  /** The key's lease; past its window, renewed empty with a first block sized from the last window's use. */
+  private leaseOf(key: string, now: number): Lease {
+    const lease = this.leases.get(key);
+    if (lease !== undefined && lease.until > now) {
+      return lease;
+    }
+    const recent = lease !== undefined && lease.until + this.windowMs > now;
+    const renewed: Lease = {
+      points: 0,
+      count: 0,
+      until: 0,
+      used: 0,
+      block: recent ? this.blocks.carried(lease.used) : 1,
+      refillBelow: 0,
+      lastUsed: now,
+    };
     if (this.leases.size >= MAX_LEASES) {
+      // What the dropped leases held lapses with its window: fewer pass, never more.
       this.leases.clear();
     }
-    const previous = this.leases.get(key);
-    const now = Date.now();
-    const sameWindow = previous !== undefined && previous.until > now;
-    this.leases.set(key, {
-      points,
-      storeRemaining: Math.max(0, res.remainingPoints),
-      until: now + res.msBeforeNext,
-      next: Math.min(this.maxLease, sameWindow ? previous.next * 2 : 2),
-    });
+    this.leases.set(key, renewed);
+    return renewed;
   }
 
-  private async consume(key: string, points: number): Promise<RateLimiterRes> {
+  /** `points` counted in the store at once; a store failure counts them in this process instead. */
+  private async direct(key: string, points: number, refund: boolean, counter = this.counter): Promise<Usage> {
+    let after: WindowCount;
     try {
-      return await this.store.consume(key, points);
+      after = await counter.add(key, points);
     } catch (err) {
-      if (err instanceof RateLimiterRes) {
+      if (counter === this.fallback) {
         throw err;
       }
       this.onStoreFailure(this.name, err);
-      return this.fallback.consume(key, points);
+      return this.direct(key, points, refund, this.fallback);
     }
+    const exceeded = after.count > this.policy.points;
+    if (exceeded && refund) {
+      await counter.giveBack(key, points, after.resetMs).catch(() => undefined);
+    } else if (exceeded) {
+      this.block(key, after.resetMs);
+    }
+    return this.usage(this.policy.points - after.count, after.resetMs, exceeded);
   }
 
   private block(key: string, ms: number): void {

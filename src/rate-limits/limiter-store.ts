@@ -5,6 +5,7 @@ import {
   RateLimiterMemory,
   RateLimiterPostgres,
   RateLimiterRedis,
+  RateLimiterRes,
 } from 'rate-limiter-flexible';
 import type { LimitPolicy } from '../config/rate-limit-config';
 
@@ -20,6 +21,28 @@ export type LimiterStore =
   | { kind: 'postgres'; pool: Pool; preparedStatements: boolean }
   | { kind: 'redis'; client: Redis };
 
+/** A key's fixed-window count after an addition, and the milliseconds left in its window. */
+export interface WindowCount {
+  count: number;
+  resetMs: number;
+}
+
+/**
+ * One limit's counters: the library's fixed-window counter (one upsert, or one Redis script, per addition),
+ * plus taking points back within the same window. `shared`: the counter lives outside this process, so a
+ * round trip is worth saving by leasing points in blocks (Limit).
+ */
+export interface Counter {
+  readonly shared: boolean;
+  /** Adds `points` to `key`'s count (also past the limit); rejects when the store is unreachable. */
+  add(key: string, points: number): Promise<WindowCount>;
+  /**
+   * Takes `points` back from `key`'s count if its window is still the one that ends `resetMs` from now (a
+   * later window is more than half a window apart, so points never move into the next window).
+   */
+  giveBack(key: string, points: number, resetMs: number): Promise<void>;
+}
+
 /**
  * The library's query shape, handed to the pool; statement names are dropped when prepared statements are
  * off (DATABASE_PREPARED_STATEMENTS=false behind a pooler in transaction mode).
@@ -28,6 +51,69 @@ function postgresClient(pool: Pool, preparedStatements: boolean): { query: (q: Q
   return {
     query: (q: QueryConfig) => pool.query(preparedStatements ? q : { text: q.text, values: q.values }),
   };
+}
+
+/** Lowers a count in the window that ends near $4 (± $5 ms) and has not ended; never below zero. */
+const GIVE_BACK_SQL = `UPDATE ${RATE_LIMIT_TABLE} SET points = GREATEST(points - $2, 0)
+  WHERE key = $1 AND expire > $3::bigint AND expire BETWEEN $4::bigint - $5::bigint AND $4::bigint + $5::bigint`;
+
+/** The same in Redis: the key's remaining time must be near the caller's (ARGV[2] ± ARGV[3] ms). */
+const GIVE_BACK_LUA = `local ttl = redis.call('pttl', KEYS[1])
+if ttl > 0 and math.abs(ttl - tonumber(ARGV[2])) <= tonumber(ARGV[3]) then
+  local left = redis.call('decrby', KEYS[1], ARGV[1])
+  if left < 0 then redis.call('set', KEYS[1], 0, 'KEEPTTL') end
+end
+return 0`;
+
+/** One counter for `policy`, its keys under `keyPrefix`. */
+export function storeCounter(store: LimiterStore, keyPrefix: string, policy: LimitPolicy): Counter {
+  const limiter = storeLimiter(store, keyPrefix, policy);
+  const halfWindow = Math.floor((policy.seconds * 1000) / 2);
+  const add = async (key: string, points: number): Promise<WindowCount> => {
+    let res: RateLimiterRes;
+    try {
+      res = await limiter.consume(key, points);
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) {
+        throw err;
+      }
+      res = err;
+    }
+    return { count: res.consumedPoints, resetMs: res.msBeforeNext };
+  };
+  switch (store.kind) {
+    case 'memory':
+      return {
+        shared: false,
+        add,
+        giveBack: async (key, points) => {
+          await limiter.reward(key, points);
+        },
+      };
+    case 'postgres': {
+      const client = postgresClient(store.pool, store.preparedStatements);
+      return {
+        shared: true,
+        add,
+        giveBack: async (key, points, resetMs) => {
+          const now = Date.now();
+          await client.query({
+            name: 'tv-rate-limit-give-back',
+            text: GIVE_BACK_SQL,
+            values: [limiter.getKey(key), points, now, now + resetMs, halfWindow],
+          });
+        },
+      };
+    }
+    case 'redis':
+      return {
+        shared: true,
+        add,
+        giveBack: async (key, points, resetMs) => {
+          await store.client.eval(GIVE_BACK_LUA, 1, limiter.getKey(key), points, resetMs, halfWindow);
+        },
+      };
+  }
 }
 
 /** One library limiter for `policy`, its keys under `keyPrefix`. */

@@ -1,4 +1,11 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationShutdown,
+  OnModuleInit,
+} from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { Pool } from 'pg';
 import { Counter } from 'prom-client';
@@ -13,10 +20,12 @@ import { DATABASE_RUNTIME } from '../database/database-info.module';
 import type { DatabaseRuntime } from '../database/database';
 import { MetricsService } from '../metrics/metrics.service';
 import { Limit, Usage } from './limit';
-import { LimiterStore, RATE_LIMIT_TABLE, redisClient, storeLimiter } from './limiter-store';
+import { LimiterStore, RATE_LIMIT_TABLE, redisClient, storeCounter } from './limiter-store';
 import { rateLimitHeaders, tooManyRequests } from './rate-limit-headers';
 
 const PURGE_EVERY_MS = 5 * 60_000;
+/** A leased block not drawn from for this long is given back to the shared store (Limit.sweep). */
+const LEASE_IDLE_MS = 2000;
 
 /**
  * Every rate limit of the vault, over one shared store (limiter-store.ts). A store that fails (database or
@@ -25,7 +34,7 @@ const PURGE_EVERY_MS = 5 * 60_000;
  * would make a Redis outage a vault outage. Every 429 is counted on /metrics by route and limit.
  */
 @Injectable()
-export class RateLimits implements OnModuleInit, OnApplicationShutdown {
+export class RateLimits implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('RateLimits');
   private readonly store: LimiterStore;
   private readonly proxies: TrustedProxies;
@@ -33,6 +42,8 @@ export class RateLimits implements OnModuleInit, OnApplicationShutdown {
   private readonly failing = new Set<string>();
   private readonly countedRequests = new WeakSet<Request>();
   private purgeTimer: NodeJS.Timeout | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private readonly all: Limit[];
 
   readonly application: Limit;
   readonly tenant: Limit;
@@ -57,9 +68,13 @@ export class RateLimits implements OnModuleInit, OnApplicationShutdown {
     const limits = config.rateLimits;
     this.store = chooseStore(config, database, dataSource, (err) => this.storeFailed('redis', err));
     this.proxies = new TrustedProxies(config.trustedProxies);
-    const limit = (name: string, policy: LimitPolicy): Limit =>
-      new Limit(name, policy, storeLimiter(this.store, `${limits.keyPrefix}:${name}`, policy), (n, err) =>
-        this.storeFailed(n, err),
+    const limit = (name: string, policy: LimitPolicy, store = this.store): Limit =>
+      new Limit(
+        name,
+        policy,
+        storeCounter(store, `${limits.keyPrefix}:${name}`, policy),
+        storeCounter({ kind: 'memory' }, name, policy),
+        (n, err) => this.storeFailed(n, err),
       );
     this.application = limit('application', limits.application);
     this.tenant = limit('tenant', limits.tenant);
@@ -67,18 +82,22 @@ export class RateLimits implements OnModuleInit, OnApplicationShutdown {
     this.proxyAddress = limit('proxy-address', limits.proxyAddress);
     this.invitationAccept = limit('invitation-accept', limits.invitationAccept);
     this.unseal = limit('unseal', limits.unseal);
-    this.health = new Limit(
-      'health',
-      limits.health,
-      storeLimiter({ kind: 'memory' }, 'health', limits.health),
-      () => undefined,
-    );
+    this.health = limit('health', limits.health, { kind: 'memory' });
     // 0 (unlimited) keeps the old meaning; the library needs at least one point.
     this.dedupWrites = limit('dedup-writes', {
       points: Math.max(1, config.dedupWritesPerMinute),
       seconds: 60,
     });
     this.dedupUnlimited = config.dedupWritesPerMinute === 0;
+    this.all = [
+      this.application,
+      this.tenant,
+      this.unauthenticated,
+      this.proxyAddress,
+      this.invitationAccept,
+      this.unseal,
+      this.dedupWrites,
+    ];
     this.limited = new Counter({
       name: 'token_vault_rate_limited_total',
       help: 'Requests answered 429 by a rate limit, by route template and limit',
@@ -100,6 +119,20 @@ export class RateLimits implements OnModuleInit, OnApplicationShutdown {
       }, PURGE_EVERY_MS);
       this.purgeTimer.unref();
     }
+    if (this.store.kind !== 'memory') {
+      this.sweepTimer = setInterval(() => {
+        for (const limit of this.all) {
+          void limit.sweep(LEASE_IDLE_MS);
+        }
+      }, LEASE_IDLE_MS);
+      this.sweepTimer.unref();
+    }
+  }
+
+  /** Leased blocks go back to the shared store while it is still open, for the replicas that stay. */
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.sweepTimer);
+    await Promise.all(this.all.map((limit) => limit.sweep(0)));
   }
 
   async onApplicationShutdown(): Promise<void> {
