@@ -84,7 +84,7 @@ export class Limit {
         lease.used += points;
         lease.lastUsed = now;
         if (lease.points < lease.refillBelow) {
-          void this.refill(key, 0);
+          void this.refill(key, 0).catch(() => null);
         }
         return this.usage(this.policy.points - lease.count + lease.points, lease.until - now, false);
       }
