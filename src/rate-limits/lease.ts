@@ -50,8 +50,8 @@ export class BlockSizer {
     return Math.min(this.max, Math.max(1, block * 2));
   }
 
-  /** A new window's first block: half of what the last window handed out, so its rate carries over. */
+  /** A new window's first block: what the last window handed out, so a steady rate costs about two blocks. */
   carried(used: number): number {
-    return Math.min(this.max, Math.max(1, Math.floor(used / 2)));
+    return Math.min(this.max, Math.max(1, used));
   }
 }
