@@ -1,5 +1,6 @@
 /**
- * Operator commands: `npm run cli -- <command> [options]` (or `node dist/src/cli.js <command>` in the image).
+ * Operator commands: `npx token-vault <command> [options]` (bin/token-vault.js), `npm run cli -- <command>`, or
+ * `node dist/src/cli.js <command>` in the image.
  * Each command opens the configured database itself, does one thing, and exits. The commands live in cli/.
  */
 // Before anything else loads: an older Node.js is refused in one line (see the file).

@@ -51,14 +51,16 @@ function findCommand(name: string): Command | undefined {
 function printHelp(command?: string, write: (text: string) => void = out): void {
   const known = command !== undefined ? findCommand(command) : undefined;
   if (known !== undefined) {
-    write(`Usage: npm run cli -- ${known.usage}\n\n${known.summary}`);
+    write(`Usage: npx token-vault ${known.usage}\n\n${known.summary}`);
     return;
   }
   write(
     [
       'Token Vault operator commands',
       '',
-      'Usage: npm run cli -- <command> [options]     (in the container: node dist/src/cli.js <command>)',
+      'Usage: npx token-vault <command> [options]',
+      "       (for scripts: only the command writes to stdout; npm run cli -- <command> works too, after npm's",
+      '       banner; in the container: node dist/src/cli.js <command>)',
       '',
       ...Object.values(COMMANDS).map((c) => `  ${c.usage}\n      ${c.summary}`),
       '',
@@ -93,7 +95,7 @@ export async function runCli(argv: string[]): Promise<number> {
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {
-      fail(`${err.message}\nUsage: npm run cli -- ${command.usage}`);
+      fail(`${err.message}\nUsage: npx token-vault ${command.usage}`);
       return 2;
     }
     if (err instanceof ConfigError) {
