@@ -8,7 +8,7 @@
  *   engines     access (permissions, principals, access rules, decorators), expressions, outbound,
  *               sandbox, metrics, rate-limits (the shared limiter), audit (the audit trail), events (the
  *               webhook outbox's writer), mail (the Mailer): shared machinery that knows no resource
- *   foundation  common, config, crypto, database, logging.ts: know nothing above them
+ *   foundation  common, config, crypto, database, tracing, logging.ts: know nothing above them
  *
  * A resource uses another resource only through its public surface: the *.module.ts, services, entities
  * and DTOs, or a file named in PUBLIC below. Regenerate the picture with `npm run graph`
@@ -38,7 +38,7 @@ const ENGINES = [
   'events',
   'mail',
 ];
-const FOUNDATION = ['common', 'config', 'crypto', 'database'];
+const FOUNDATION = ['common', 'config', 'crypto', 'database', 'tracing'];
 const TOP =
   '^src/(app\\.module|app|main|cli|openapi|openapi-docs|openapi-examples|entities)\\.ts$|^src/(cli|migrations)/';
 

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AppConfig } from './config/app-config';
+import { traceLogMixin } from './tracing/spans';
 
 /** `/tokens/<id>` in any case and with any repeated slashes, as Express routes it; `search` is a route. */
 const TOKEN_ID_IN_PATH = /^(\/+tokens\/+)(?!search\/*$)[^/].*$/i;
@@ -38,6 +39,8 @@ export function loggerOptions(config: AppConfig, stream?: DestinationStream): Pa
     pinoHttp: {
       level: config.logLevel,
       stream,
+      // trace_id and span_id on every line logged inside a span (with OTEL_EXPORTER_OTLP_ENDPOINT only).
+      mixin: traceLogMixin(),
       genReqId: (req: IncomingMessage, res: ServerResponse) => {
         const incoming = req.headers['bt-trace-id'];
         const id = typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();

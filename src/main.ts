@@ -1,5 +1,7 @@
 // Before anything else loads: an older Node.js is refused in one line (see the file).
 import './common/node-version';
+// Then traces, when configured: the SDK starts before http, express and pg load (see the file).
+import './tracing/start';
 import { Logger } from '@nestjs/common';
 import { createServer } from 'node:net';
 import pretty from 'pino-pretty';
@@ -12,6 +14,7 @@ import { causeOf, RetryHandle, retryUntilDone } from './common/supervisor';
 import { DatabaseHealth, NotReady } from './health/database-health';
 import { HealthService } from './health/health.service';
 import { TenantsService } from './tenants/tenants.service';
+import { flushTracing } from './tracing/spans';
 
 /** Thrown when the port is taken: one line for the operator, no stack. */
 class PortInUseError extends Error {}
@@ -91,6 +94,7 @@ async function main(): Promise<void> {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     clearTimeout(forceAfter);
     await close();
+    await flushTracing();
     logger.log(`Shut down in ${Date.now() - began} ms`);
     process.exit(0);
   };

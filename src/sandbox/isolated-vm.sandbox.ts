@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
+import { bindToCurrentSpan, inSpan, SpanHandle } from '../tracing/spans';
 import { HostHandler, SandboxOutcome, SandboxProvider, SandboxRequest } from './sandbox.provider';
 import { WorkerPool } from './worker-pool';
 
@@ -16,8 +17,16 @@ export class IsolatedVmSandbox extends SandboxProvider implements OnApplicationS
     super();
   }
 
-  async run(request: SandboxRequest): Promise<SandboxOutcome> {
-    const handlers: Record<string, HostHandler> = { ...(request.host ?? {}), ...(request.bt ?? {}) };
+  run(request: SandboxRequest): Promise<SandboxOutcome> {
+    return inSpan('sandbox run', (span) => this.runTraced(request, span));
+  }
+
+  /** Host calls (bt, fetch) arrive from a worker's message: bound to the run's span, their spans join it. */
+  private async runTraced(request: SandboxRequest, span: SpanHandle): Promise<SandboxOutcome> {
+    const handlers: Record<string, HostHandler> = {};
+    for (const [name, handler] of Object.entries({ ...(request.host ?? {}), ...(request.bt ?? {}) })) {
+      handlers[name] = bindToCurrentSpan(handler);
+    }
     const input = JSON.stringify({
       req: request.req,
       bt: request.bt !== undefined,
@@ -31,7 +40,12 @@ export class IsolatedVmSandbox extends SandboxProvider implements OnApplicationS
       signal: request.signal,
       timeoutMs: request.timeoutMs,
     });
-    this.metrics.sandboxRuns.inc({ outcome: outcome.ok ? 'ok' : outcome.error.kind });
+    const result = outcome.ok ? 'ok' : outcome.error.kind;
+    this.metrics.sandboxRuns.inc({ outcome: result });
+    span.setAttribute('token_vault.sandbox.outcome', result);
+    if (!outcome.ok) {
+      span.fail();
+    }
     return outcome;
   }
 

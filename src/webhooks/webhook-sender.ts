@@ -10,6 +10,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Mailer } from '../mail/mailer';
 import { MetricsService } from '../metrics/metrics.service';
 import { OutboundClient, OutboundError } from '../outbound';
+import { inSpan, SpanHandle } from '../tracing/spans';
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signatureHeader } from './webhook-signature';
 import { Webhook } from './webhook.entity';
 import { ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
@@ -105,7 +106,7 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
         });
       }
       for (const row of rows) {
-        const attempt: Promise<void> = this.attempt(row)
+        const attempt: Promise<void> = inSpan('webhook deliver', (span) => this.attempt(row, span))
           .catch((err: unknown) => {
             // Its lease lapses and a later look tries it again.
             this.logger.warn({ webhook: row.webhook_id, cause: causeOf(err) }, 'webhook attempt failed');
@@ -129,7 +130,11 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
     return this.deliveries.claim(now, leaseUntil, max, this.config.webhookTenantConcurrency);
   }
 
-  private async attempt(row: ClaimedDelivery): Promise<void> {
+  /** One attempt, one span: the POST's client span and the statements are its children. */
+  private async attempt(row: ClaimedDelivery, span: SpanHandle): Promise<void> {
+    span.setAttribute('token_vault.webhook.id', row.webhook_id);
+    span.setAttribute('token_vault.webhook.event_type', row.event_type);
+    span.setAttribute('token_vault.webhook.attempt', row.attempts);
     const webhook = await this.dataSource.manager.findOne(Webhook, {
       where: { tenantId: row.tenant_id, id: row.webhook_id },
     });
@@ -146,6 +151,7 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
         [row.tenant_id, row.webhook_id],
       );
       this.outcomes.inc({ outcome: 'delivered' });
+      span.setAttribute('token_vault.webhook.outcome', 'delivered');
       return;
     }
     const final = row.attempts >= MAX_DELIVERY_ATTEMPTS;
@@ -155,6 +161,8 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
     );
     await this.settle(row, final ? 'failed' : 'pending', cause);
     this.outcomes.inc({ outcome: final ? 'failed' : 'retry' });
+    span.setAttribute('token_vault.webhook.outcome', final ? 'failed' : 'retry');
+    span.fail();
     if (await this.countFailure(row, cause)) {
       this.outcomes.inc({ outcome: 'disabled' });
       this.logger.warn(

@@ -27,12 +27,17 @@ export interface SpawnedServer {
 }
 
 /**
- * `node dist/src/main.js` (or `npm start`, as an operator starts it) with the given environment (and no
- * inherited DATABASE_URL unless given).
+ * `node dist/src/main.js` (or `npm start`, as an operator starts it, or another script run by node) with the
+ * given environment (and no inherited DATABASE_URL unless given).
  */
-export function spawnServer(env: Record<string, string>, how: 'node' | 'npm start' = 'node'): SpawnedServer {
+export function spawnServer(
+  env: Record<string, string>,
+  how: 'node' | 'npm start' | { script: string } = 'node',
+): SpawnedServer {
   const [command, args] =
-    how === 'node' ? [process.execPath, [join(ROOT, 'dist', 'src', 'main.js')]] : ['npm', ['start']];
+    how === 'npm start'
+      ? ['npm', ['start']]
+      : [process.execPath, [how === 'node' ? join(ROOT, 'dist', 'src', 'main.js') : how.script]];
   const child = spawn(command, args, {
     cwd: ROOT,
     env: {
