@@ -15,11 +15,10 @@ import { fastJsonReplies } from './common/json-replies';
 import { json, urlencoded } from 'express';
 import {
   bodyParserErrors,
+  checkParsedBody,
   exceptOnProxy,
   jsonBodiesOnly,
-  noteSurrogates,
-  refuseDeepBodies,
-  refuseLoneSurrogates,
+  noteRawBody,
 } from './common/request-body';
 import { securityHeaders } from './common/security-headers';
 import { TrustedProxies } from './common/client-address';
@@ -101,13 +100,13 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
         limit: BODY_LIMIT,
         strict: false,
         type: ['application/json', 'application/*+json'],
-        verify: noteSurrogates,
+        verify: noteRawBody,
       }),
     ),
   );
   // Only the form routes get here with a form body (jsonBodiesOnly refuses it elsewhere).
-  app.use(exceptOnProxy(urlencoded({ limit: '16kb', extended: false, verify: noteSurrogates })));
-  app.use(bodyParserErrors, refuseLoneSurrogates, refuseDeepBodies);
+  app.use(exceptOnProxy(urlencoded({ limit: '16kb', extended: false, verify: noteRawBody })));
+  app.use(bodyParserErrors, checkParsedBody);
   const audit = app.get(AuditService);
   app.use(
     requestOrigins(new TrustedProxies(config.trustedProxies), (req, res, origin) =>

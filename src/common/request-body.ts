@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { jsonErrorPosition } from './json-error-position';
 import { MAX_NESTING } from './limits';
 import { problem } from './problem-details';
-import { nestedDeeperThan } from './validation';
+import { markDepthChecked, nestedDeeperThan } from './nesting';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
@@ -92,31 +92,77 @@ function whereIn(text: string, position: number): string {
   return `: it breaks at line ${line}, column ${column}`;
 }
 
-/** An escaped surrogate half in the raw JSON text: only then is the parsed body worth walking. */
-const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const MAY_HAVE_SURROGATES = Symbol('mayHaveSurrogates');
+const BACKSLASH_U = Buffer.from('\\u');
+const OPEN_OBJECT = 0x7b;
+const OPEN_ARRAY = 0x5b;
 
-const RAW_BODY_HASH = Symbol('rawBodyHash');
+/** What the raw bytes of a body told before it was parsed (set by `noteRawBody`). */
+interface RawBodyNotes {
+  /** The text may hold a lone surrogate: it escapes a surrogate half, or is not UTF-8. */
+  mayHaveSurrogates: boolean;
+  /** Too few `{` and `[` bytes to nest deeper than MAX_NESTING: the parsed body needs no depth walk. */
+  shallow: boolean;
+  /** SHA-256 (hex) of the raw bytes, on a request that carries an idempotency key. */
+  hash?: string;
+}
+
+const RAW_BODY = Symbol('rawBody');
+type NotedRequest = Request & { [RAW_BODY]?: RawBodyNotes };
 
 /**
- * body-parser `verify`: notes whether the raw body escapes a surrogate half, and, on a request that carries
- * an idempotency key, the SHA-256 of the raw bytes (a retry must send the same body byte for byte).
+ * body-parser `verify`, the one look at the raw bytes: whether the text escapes a surrogate half (`\ud800`
+ * to `\udfff`; a raw one in UTF-8 is invalid and decodes to U+FFFD), whether it has enough opening brackets
+ * to nest past the limit, and, on a request that carries an idempotency key, the SHA-256 of the bytes (a
+ * retry must send the same body byte for byte). Native Buffer searches: no copy of the body as text.
  */
-export function noteSurrogates(req: Request, _res: Response, buf: Buffer): void {
-  if (ESCAPED_SURROGATE.test(buf.toString('latin1'))) {
-    (req as unknown as Record<symbol, boolean>)[MAY_HAVE_SURROGATES] = true;
+export function noteRawBody(req: Request, _res: Response, buf: Buffer): void {
+  // Another UTF (body-parser accepts any utf-*) spells escapes and surrogates in other bytes: walk it.
+  const utf8 = charsetOf(req) === 'utf-8';
+  (req as NotedRequest)[RAW_BODY] = {
+    mayHaveSurrogates: !utf8 || escapesSurrogate(buf),
+    shallow: utf8 && bytesAtMost(buf, [OPEN_OBJECT, OPEN_ARRAY], MAX_NESTING),
+    hash:
+      req.headers['bt-idempotency-key'] === undefined
+        ? undefined
+        : createHash('sha256').update(buf).digest('hex'),
+  };
+}
+
+function charsetOf(req: Request): string {
+  const match = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '');
+  return match === null ? 'utf-8' : match[1].toLowerCase().replace(/^utf8$/, 'utf-8');
+}
+
+/** `\u` followed by d or D and one of 8-9, a-f, A-F: the escape of a surrogate half. */
+function escapesSurrogate(buf: Buffer): boolean {
+  for (let at = buf.indexOf(BACKSLASH_U); at !== -1; at = buf.indexOf(BACKSLASH_U, at + 1)) {
+    const d = buf[at + 2];
+    const x = buf[at + 3] | 0x20; // lower case of a letter; digits keep their code
+    if ((d === 0x64 || d === 0x44) && (x === 0x38 || x === 0x39 || (x >= 0x61 && x <= 0x66))) {
+      return true;
+    }
   }
-  if (req.headers['bt-idempotency-key'] !== undefined) {
-    (req as unknown as Record<symbol, string>)[RAW_BODY_HASH] = createHash('sha256')
-      .update(buf)
-      .digest('hex');
+  return false;
+}
+
+/** Whether the bytes in `codes`, counted together, occur at most `limit` times in `buf`. */
+function bytesAtMost(buf: Buffer, codes: number[], limit: number): boolean {
+  let count = 0;
+  for (const code of codes) {
+    for (let at = buf.indexOf(code); at !== -1; at = buf.indexOf(code, at + 1)) {
+      count += 1;
+      if (count > limit) {
+        return false;
+      }
+    }
   }
+  return true;
 }
 
 /** The SHA-256 (hex) of the parsed raw body, or of no body at all. */
 export function rawBodyHash(req: Request): string {
-  return (req as unknown as Record<symbol, string | undefined>)[RAW_BODY_HASH] ?? EMPTY_SHA256;
+  return (req as NotedRequest)[RAW_BODY]?.hash ?? EMPTY_SHA256;
 }
 
 const EMPTY_SHA256 = createHash('sha256').digest('hex');
@@ -135,14 +181,21 @@ function hasLoneSurrogate(value: unknown, depth: number): boolean {
 }
 
 /**
- * A lone UTF-16 surrogate ("\ud800") is valid JSON but not storable text: PostgreSQL refuses it deep inside
- * a write (a 500 before). Refused here, once, for every JSON route.
+ * The checks every parsed JSON (or form) body gets, before any handler, in one middleware:
+ * - a lone UTF-16 surrogate ("\ud800") is valid JSON but not storable text: PostgreSQL refuses it deep inside
+ *   a write (a 500 before). Its text is walked only when the raw bytes may hold one.
+ * - one nesting limit: bodies no DTO describes (/detokenize) reached recursive walks and JSON.stringify of the
+ *   answer, which overflow the stack a few thousand levels down (a 500). Walked only when the raw bytes have
+ *   enough brackets to nest that deep; the validation pipe then trusts the result (isDepthChecked).
  */
-export function refuseLoneSurrogates(req: Request, res: Response, next: NextFunction): void {
-  if (
-    (req as unknown as Record<symbol, boolean>)[MAY_HAVE_SURROGATES] === true &&
-    hasLoneSurrogate(req.body, 0)
-  ) {
+export function checkParsedBody(req: Request, res: Response, next: NextFunction): void {
+  const notes = (req as NotedRequest)[RAW_BODY];
+  const body: unknown = req.body;
+  if (notes === undefined || typeof body !== 'object' || body === null) {
+    next();
+    return;
+  }
+  if (notes.mayHaveSurrogates && hasLoneSurrogate(body, 0)) {
     send(
       res,
       400,
@@ -150,23 +203,12 @@ export function refuseLoneSurrogates(req: Request, res: Response, next: NextFunc
     );
     return;
   }
-  next();
-}
-
-/**
- * One nesting limit for every JSON body, before any handler: bodies no DTO describes (/detokenize) reached
- * recursive walks and JSON.stringify of the answer, which overflow the stack a few thousand levels down (a 500).
- */
-export function refuseDeepBodies(req: Request, res: Response, next: NextFunction): void {
-  const body: unknown = req.body;
-  if (
-    typeof body === 'object' &&
-    body !== null &&
-    !OWN_DEPTH_ROUTES.has(req.path) &&
-    nestedDeeperThan(body, MAX_NESTING)
-  ) {
-    send(res, 400, `The request body is nested deeper than ${MAX_NESTING} levels.`);
-    return;
+  if (!OWN_DEPTH_ROUTES.has(req.path)) {
+    if (!notes.shallow && nestedDeeperThan(body, MAX_NESTING)) {
+      send(res, 400, `The request body is nested deeper than ${MAX_NESTING} levels.`);
+      return;
+    }
+    markDepthChecked(body);
   }
   next();
 }

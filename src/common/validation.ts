@@ -1,9 +1,10 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { getMetadataStorage, validateSync, ValidationTypes } from 'class-validator';
 import { ApiError, FieldErrors } from './api-error';
 import { MAX_NESTING } from './limits';
 import { refuseNullUnlessNullable } from './null-members';
+import { isDepthChecked, nestedDeeperThan } from './nesting';
 import { cacheValidationMetadata } from './validation-metadata-cache';
 
 /** Longest member name an error quotes: names come from the caller and may carry data. */
@@ -71,26 +72,6 @@ function childPath(prefix: string, property: string): string {
 /** DTO bodies are shallow; class-transformer recurses without a limit, so deeper input would overflow the stack (a 500). */
 export const MAX_DTO_DEPTH = MAX_NESTING;
 
-/** True when `value` nests objects or arrays deeper than `limit` levels; iterative, so it cannot overflow itself. */
-export function nestedDeeperThan(value: unknown, limit: number): boolean {
-  const pending: [unknown, number][] = [[value, 0]];
-  while (pending.length > 0) {
-    const [current, depth] = pending.pop()!;
-    if (typeof current !== 'object' || current === null) {
-      continue;
-    }
-    if (depth >= limit) {
-      return true;
-    }
-    for (const child of Object.values(current)) {
-      if (typeof child === 'object' && child !== null) {
-        pending.push([child, depth + 1]);
-      }
-    }
-  }
-  return false;
-}
-
 /** Free-form members by DTO class prototype (see AsSent). */
 const AS_SENT_MEMBERS = new WeakMap<object, string[]>();
 
@@ -116,14 +97,85 @@ function asSentMembers(metatype: unknown): string[] {
   return members;
 }
 
+/** DTO classes marked HandValidated, and the member names of those that qualify (see handValidatedMembers). */
+const HAND_VALIDATED = new WeakSet<object>();
+const handValidatedNames = new WeakMap<object, Set<string> | null>();
+
+/**
+ * Marks a body DTO whose members are all `@Allow()` and whose service validates every value by hand (the
+ * token create and patch bodies: token-fields.ts). The pipe then only refuses unknown members, and takes a
+ * body of known members whose values are plain JSON (objects only in AsSent members) as it came, without the
+ * copies and walks of class-transformer and class-validator, whose result for such a body is the same.
+ */
+export function HandValidated(): ClassDecorator {
+  return (target) => {
+    HAND_VALIDATED.add(target);
+  };
+}
+
+/** The member names of a HandValidated class; null (take the full pipe) if it carries any rule but @Allow(). */
+function handValidatedMembers(metatype: unknown): Set<string> | null {
+  if (typeof metatype !== 'function' || !HAND_VALIDATED.has(metatype)) {
+    return null;
+  }
+  let names = handValidatedNames.get(metatype);
+  if (names === undefined) {
+    const rules = getMetadataStorage().getTargetValidationMetadatas(metatype, '', false, false);
+    names = rules.every((rule) => rule.type === ValidationTypes.WHITELIST)
+      ? new Set(rules.map((rule) => rule.propertyName))
+      : null;
+    handValidatedNames.set(metatype, names);
+  }
+  return names;
+}
+
+/**
+ * The DTO instance the full pipe would make of `body`, when it is a plain object of known members whose
+ * values are primitives or arrays of primitives (any JSON in AsSent members); undefined otherwise.
+ */
+function acceptedAsSent(body: unknown, metatype: new () => object, names: Set<string>): object | undefined {
+  if (typeof body !== 'object' || body === null || Object.getPrototypeOf(body) !== Object.prototype) {
+    return undefined;
+  }
+  const asSent = asSentMembers(metatype);
+  const instance = new metatype() as Record<string, unknown>;
+  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    if (!names.has(name)) {
+      return undefined;
+    }
+    if (asSent.includes(name) || !isObjectLike(value)) {
+      instance[name] = value;
+    } else if (Array.isArray(value) && !(value as unknown[]).some(isObjectLike)) {
+      instance[name] = [...(value as unknown[])];
+    } else {
+      return undefined;
+    }
+  }
+  return instance;
+}
+
+function isObjectLike(value: unknown): boolean {
+  return typeof value === 'object' && value !== null;
+}
+
 class DepthLimitedValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (this.toValidate(metadata) && nestedDeeperThan(value, MAX_DTO_DEPTH)) {
+    if (!this.toValidate(metadata)) {
+      return super.transform(value, metadata);
+    }
+    // The body middleware checked request bodies already (request-body.ts, checkParsedBody)
+    if (!isDepthChecked(value) && nestedDeeperThan(value, MAX_DTO_DEPTH)) {
       throw ApiError.badRequest(`The ${metadata.type} is nested deeper than ${MAX_DTO_DEPTH} levels.`);
+    }
+    const names = handValidatedMembers(metadata.metatype);
+    const accepted =
+      names === null ? undefined : acceptedAsSent(value, metadata.metatype as new () => object, names);
+    if (accepted !== undefined) {
+      return accepted;
     }
     // AsSent objects and arrays are validated as empty stand-ins of their kind, then put back as they came
     const held = new Map<string, unknown>();
-    if (this.toValidate(metadata) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
       const body = value as Record<string, unknown>;
       for (const name of asSentMembers(metadata.metatype)) {
         const member = Object.hasOwn(body, name) ? body[name] : undefined;

@@ -277,5 +277,55 @@ describe('ExpressionEngine', () => {
         spy.mockRestore();
       }
     });
+
+    it('renders each scope its own data from one parsed template', () => {
+      const spy = jest.spyOn(Liquid.prototype, 'parse');
+      try {
+        const fresh = new ExpressionEngine();
+        const mask = '{{ data.number | reveal_last: 4 }}';
+        const fingerprint = 'fp {{ data.number }} {{ metadata.tenant }}';
+        const first = { data: { number: '4242424242424242' }, metadata: { tenant: 'a' } };
+        const second = { data: { number: '5555555555554444' }, metadata: { tenant: 'b' } };
+        expect(fresh.render(mask, first)).toBe('XXXXXXXXXXXX4242');
+        expect(fresh.render(mask, second)).toBe('XXXXXXXXXXXX4444');
+        expect(fresh.renderString(fingerprint, first)).toBe('fp 4242424242424242 a');
+        expect(fresh.renderString(fingerprint, second)).toBe('fp 5555555555554444 b');
+        expect(fresh.renderDeep({ n: mask }, { data: {} })).toEqual({ n: undefined });
+        expect(spy).toHaveBeenCalledTimes(2);
+      } finally {
+        spy.mockRestore();
+      }
+    });
+
+    it('applies the limits of every render to a template it parsed before', () => {
+      const fresh = new ExpressionEngine();
+      const loop = '{% for i in (1..3000) %}{% for j in (1..3000) %}{% endfor %}{% endfor %}';
+      const huge = '{{ (1..100000000) | size }}';
+      for (let i = 0; i < 3; i++) {
+        expect(errorOf(() => fresh.renderString(loop, {})).message).toMatch(/too long|too much/);
+        expect(() => fresh.render(huge, {})).toThrow(ExpressionError);
+      }
+      // A cached template cheap on its own still draws on the request's budget, and stops when it is spent.
+      const cheap = '{% for i in (1..2000) %}{{ i }}{% endfor %}';
+      expect(fresh.renderString(cheap, {}).length).toBeGreaterThan(0);
+      const outcomes = fresh.withBudget(() =>
+        Array.from({ length: 40 }, () => {
+          try {
+            return fresh.renderString(cheap, {}).length > 0 ? 'ok' : 'empty';
+          } catch (error) {
+            return (error as Error).message;
+          }
+        }),
+      );
+      expect(outcomes.slice(0, 2)).toEqual(['ok', 'ok']);
+      expect(outcomes.at(-1)).toMatch(/too much|too long/);
+    });
+
+    it('does not keep a template that failed to parse', () => {
+      const fresh = new ExpressionEngine();
+      for (let i = 0; i < 2; i++) {
+        expect(errorOf(() => fresh.parse('{{ data | no_such_filter }}')).message).toMatch(/no_such_filter/);
+      }
+    });
   });
 });

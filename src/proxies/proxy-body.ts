@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { ApiError } from '../common/api-error';
 import { MAX_NESTING } from '../common/limits';
-import { nestedDeeperThan } from '../common/validation';
+import { nestedDeeperThan } from '../common/nesting';
 import type { JsonValue } from '../sandbox/sandbox.provider';
 
 /**

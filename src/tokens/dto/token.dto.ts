@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { PageQueryDto, PaginationDto } from '../../common/pagination';
 import { ToArray } from '../../common/query';
-import { AsSent } from '../../common/validation';
+import { AsSent, HandValidated } from '../../common/validation';
 import { CLASSIFICATIONS, IMPACT_LEVELS, RESTRICTION_POLICIES } from '../rules/privacy';
 import { TOKEN_TYPES } from '../rules/token-types';
 
@@ -33,6 +33,7 @@ export class PrivacyDto {
  * nothing itself. readCreateRequest (token-fields.ts) validates every create body, from POST /tokens and
  * from the definitions inside POST /tokenize alike, so the two cannot drift apart.
  */
+@HandValidated()
 export class CreateTokenDto {
   @ApiPropertyOptional({
     description: 'Custom id (3-400 characters) or an alias expression; a UUID when absent.',
@@ -96,7 +97,8 @@ export class CreateTokenDto {
   privacy?: PrivacyDto | null;
 }
 
-/** PATCH body (application/merge-patch+json): data, mask and metadata merge; the rest replace. */
+/** PATCH body (application/merge-patch+json): data, mask and metadata merge; the rest replace (applyPatch). */
+@HandValidated()
 export class UpdateTokenDto {
   @ApiPropertyOptional(anyJson) @Allow() @AsSent() data?: unknown;
   @ApiPropertyOptional({ ...anyJson, nullable: true }) @Allow() @AsSent() mask?: unknown;
