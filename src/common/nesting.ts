@@ -1,18 +1,18 @@
-/** True when `value` nests objects or arrays deeper than `limit` levels; iterative, so it cannot overflow itself. */
-export function nestedDeeperThan(value: unknown, limit: number): boolean {
-  const pending: [unknown, number][] = [[value, 0]];
-  while (pending.length > 0) {
-    const [current, depth] = pending.pop()!;
-    if (typeof current !== 'object' || current === null) {
-      continue;
-    }
-    if (depth >= limit) {
+/**
+ * True when `value` nests objects or arrays deeper than `limit` levels. Recursive, but never more than
+ * `limit` calls deep, so it cannot overflow the stack however deep the value goes.
+ */
+export function nestedDeeperThan(value: unknown, limit: number, depth = 0): boolean {
+  if (typeof value !== 'object' || value === null) {
+    return false;
+  }
+  if (depth >= limit) {
+    return true;
+  }
+  const children: unknown[] = Array.isArray(value) ? value : Object.values(value);
+  for (const child of children) {
+    if (nestedDeeperThan(child, limit, depth + 1)) {
       return true;
-    }
-    for (const child of Object.values(current)) {
-      if (typeof child === 'object' && child !== null) {
-        pending.push([child, depth + 1]);
-      }
     }
   }
   return false;
