@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { parseMasterKeys } from '../crypto/master-keys';
+import { BuildInfo, buildInfo } from './build-info';
 import { DatabaseTlsConfig, loadDatabaseTlsConfig } from './database-tls-config';
 import { KeyCustodyConfig, loadKeyCustodyConfig } from './key-custody-config';
 import { loadRateLimitConfig, RateLimitConfig } from './rate-limit-config';
@@ -76,6 +77,8 @@ export interface AppConfig {
   /** The shared rate limits and their store (rate-limit-config.ts). */
   rateLimits: RateLimitConfig;
   audit: AuditConfig;
+  /** The version, VAULT_BUILD_COMMIT and Node.js, for token_vault_build_info and GET /health. */
+  build: BuildInfo;
 }
 
 export interface AuditConfig {
@@ -227,6 +230,14 @@ function rateLimits(env: Env): RateLimitConfig {
   }
 }
 
+function build(env: Env): BuildInfo {
+  try {
+    return buildInfo(present(env, 'VAULT_BUILD_COMMIT'));
+  } catch (err) {
+    throw new ConfigError(`VAULT_BUILD_COMMIT ${(err as Error).message}`);
+  }
+}
+
 function withSecretFiles(env: Env): Env {
   try {
     return resolveSecretFiles(env);
@@ -308,6 +319,7 @@ export function loadConfig(rawEnv: Env = process.env): AppConfig {
       retentionDays: int(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36500),
       sealIntervalMs: int(env, 'AUDIT_SEAL_INTERVAL_MS', 1000, 100, 3_600_000),
     },
+    build: build(env),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   };
   if (bool(env, 'METRICS_PUBLIC', false)) {

@@ -7,6 +7,7 @@ import {
   ApiTooManyRequestsResponse,
 } from '@nestjs/swagger';
 import { Public } from '../access/decorators';
+import { HealthDto } from './dto/health.dto';
 import { HealthRateLimit } from './health-rate-limit';
 import { HealthService, Readiness } from './health.service';
 
@@ -17,10 +18,13 @@ export class HealthController {
   constructor(private readonly health: HealthService) {}
 
   @Get()
-  @ApiOperation({ summary: 'Liveness', description: 'The process is up. No key needed.' })
-  @ApiOkResponse({ description: 'The process is up.' })
-  live(): { status: string } {
-    return { status: 'ok' };
+  @ApiOperation({
+    summary: 'Liveness',
+    description: "The process is up, and the vault's version. No key needed.",
+  })
+  @ApiOkResponse({ description: 'The process is up.', type: HealthDto })
+  up(): HealthDto {
+    return this.health.up();
   }
 
   @Get('live')

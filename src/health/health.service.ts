@@ -8,7 +8,10 @@ import { MasterKeyProvider } from '../crypto/master-key-provider';
 import { TenantKeysService } from '../crypto/tenant-keys.service';
 import { ChangeFeed, FeedState } from '../database/change-feed';
 import { SandboxProvider } from '../sandbox/sandbox.provider';
+import { Gauge } from 'prom-client';
+import { MetricsService } from '../metrics/metrics.service';
 import { DatabaseHealth, NotReady, within } from './database-health';
+import { HealthDto } from './dto/health.dto';
 
 /** One part that must work before the vault takes traffic. */
 export interface ReadinessCheck {
@@ -70,7 +73,16 @@ export class HealthService implements BeforeApplicationShutdown {
     sandbox: SandboxProvider,
     feed: ChangeFeed,
     private readonly clock: Clock,
+    metrics: MetricsService,
   ) {
+    new Gauge({
+      name: 'token_vault_sealed',
+      help: 'Whether the master keys wait for unseal shares (1) or are loaded (0)',
+      registers: [metrics.registry],
+      collect() {
+        this.set(keys.sealed ? 1 : 0);
+      },
+    });
     this.checks = [
       { name: 'database', run: () => database.check() },
       { name: 'migrations', run: () => database.checkMigrations() },
@@ -160,6 +172,11 @@ export class HealthService implements BeforeApplicationShutdown {
 
   beforeApplicationShutdown(): void {
     this.shuttingDown();
+  }
+
+  /** GET /health: up, and the version (which /health/live leaves out: probes need no more than the status). */
+  up(): HealthDto {
+    return { status: 'ok', version: this.config.build.version };
   }
 
   live(): { status: 'ok' } {

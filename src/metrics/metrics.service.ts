@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 
 interface PgPool {
   totalCount: number;
@@ -24,8 +25,14 @@ export class MetricsService {
   readonly sandboxRejected: Counter<'reason'>;
   private sandboxLoad: () => { queued: number; running: number } = () => ({ queued: 0, running: 0 });
 
-  constructor(@InjectDataSource() dataSource: DataSource) {
+  constructor(@InjectDataSource() dataSource: DataSource, @Inject(APP_CONFIG) config: AppConfig) {
     collectDefaultMetrics({ register: this.registry, prefix: 'token_vault_' });
+    new Gauge({
+      name: 'token_vault_build_info',
+      help: 'Always 1; the labels say which build runs: version (package.json), commit (VAULT_BUILD_COMMIT), node',
+      labelNames: ['version', 'commit', 'node'],
+      registers: [this.registry],
+    }).set({ version: config.build.version, commit: config.build.commit ?? '', node: config.build.node }, 1);
     this.httpDuration = new Histogram({
       name: 'token_vault_http_request_duration_seconds',
       help: 'HTTP requests by method, route template and status',

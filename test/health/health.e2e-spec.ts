@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageVersion } from '../../src/config/build-info';
 import { HealthService } from '../../src/health/health.service';
 import { SandboxProvider } from '../../src/sandbox/sandbox.provider';
 import { expectProblem } from '../support/problems';
@@ -13,7 +16,7 @@ describe('health and front door', () => {
   afterAll(() => ctx.close());
 
   it('answers liveness and readiness without a key', async () => {
-    await ctx.http.get('/health').expect(200, { status: 'ok' });
+    await ctx.http.get('/health').expect(200, { status: 'ok', version: packageVersion() });
     await ctx.http.get('/health/live').expect(200, { status: 'ok' });
     await ctx.http.get('/health/ready').expect(200, {
       status: 'ok',
@@ -38,7 +41,7 @@ describe('health and front door', () => {
       expect(Object.keys(res.body.errors)).toEqual(['sandbox']);
       expect(res.headers['retry-after']).toMatch(/^\d+$/);
       await ctx.http.get('/health/live').expect(200);
-      await ctx.http.get('/health').expect(200, { status: 'ok' });
+      await ctx.http.get('/health').expect(200, { status: 'ok', version: packageVersion() });
     } finally {
       down.mockRestore();
     }
@@ -51,6 +54,31 @@ describe('health and front door', () => {
     expect(text).toMatch(/^token_vault_db_reachable 1$/m);
     expect(text).toMatch(/^token_vault_db_reconnects_total 0$/m);
     expect(text).toMatch(/^token_vault_change_notifications_trusted 1$/m);
+    expect(text).toMatch(/^token_vault_sealed 0$/m);
+  });
+
+  it('says which build runs: token_vault_build_info and the version on /health', async () => {
+    const version = (
+      JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string }
+    ).version;
+    expect((await ctx.http.get('/health').expect(200)).body).toEqual({ status: 'ok', version });
+    const text = (await ctx.http.get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`).expect(200))
+      .text;
+    expect(text).toContain(
+      `token_vault_build_info{version="${version}",commit="",node="${process.version}"} 1`,
+    );
+    const built = await TestContext.create({ env: { METRICS_TOKEN, VAULT_BUILD_COMMIT: '4469156abc' } });
+    try {
+      const scraped = await built.http
+        .get('/metrics')
+        .set('Authorization', `Bearer ${METRICS_TOKEN}`)
+        .expect(200);
+      expect(scraped.text).toContain(
+        `token_vault_build_info{version="${version}",commit="4469156abc",node="${process.version}"} 1`,
+      );
+    } finally {
+      await built.close();
+    }
   });
 
   it('serves the OpenAPI document', async () => {
@@ -71,7 +99,7 @@ describe('health and front door', () => {
     ctx.get(HealthService).shuttingDown();
     expectProblem(await ctx.http.get('/health/live'), 503);
     expectProblem(await ctx.http.get('/health/ready'), 503);
-    await ctx.http.get('/health').expect(200, { status: 'ok' });
+    await ctx.http.get('/health').expect(200, { status: 'ok', version: packageVersion() });
   });
 });
 
