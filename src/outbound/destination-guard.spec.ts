@@ -73,7 +73,9 @@ describe('DestinationGuard decision point', () => {
     const err = await failureOf(guardWith(resolver, connector).connect('api.example.com', 443));
     expect(err.failure).toBe('destination_refused');
     expect(err.status).toBe(400);
-    expect(err.detail).toBe('The destination is not allowed.');
+    expect(err.detail).toBe(
+      'The destination is not allowed: its host name does not resolve to a public address.',
+    );
     expect(resolver).toHaveBeenCalledWith('api.example.com');
     expect(connector).not.toHaveBeenCalled();
   });
@@ -210,7 +212,14 @@ describe('DestinationGuard decision point', () => {
       }),
     );
     expect(new Set(seen)).toEqual(
-      new Set([JSON.stringify(['destination_refused', 400, 'The destination is not allowed.', undefined])]),
+      new Set([
+        JSON.stringify([
+          'destination_refused',
+          400,
+          'The destination is not allowed: its host name does not resolve to a public address.',
+          undefined,
+        ]),
+      ]),
     );
     expect(connector).not.toHaveBeenCalled();
   });
@@ -219,7 +228,26 @@ describe('DestinationGuard decision point', () => {
     const err = await failureOf(
       guardWith(staticResolver({}), forbiddenConnector()).connect('x.example.com', 443),
     );
-    expect([err.code, err.detail]).toEqual(['ENOTFOUND', 'The destination is not allowed.']);
+    expect([err.code, err.detail, err.logReason]).toEqual([
+      'ENOTFOUND',
+      'The destination is not allowed: its host name does not resolve to a public address.',
+      'the host name does not resolve (ENOTFOUND)',
+    ]);
+  });
+
+  it('tells the log a name that does not resolve from one resolving to a refused address', async () => {
+    const resolver = staticResolver({ 'ten.example.com': '10.0.0.1', 'empty.example.com': [] });
+    const reasons = await Promise.all(
+      ['nowhere.example.com', 'empty.example.com', 'ten.example.com'].map(
+        async (name) =>
+          (await failureOf(guardWith(resolver, forbiddenConnector()).connect(name, 443))).logReason,
+      ),
+    );
+    expect(reasons).toEqual([
+      'the host name does not resolve (ENOTFOUND)',
+      'the host name does not resolve',
+      'the host name resolves to a refused address (private)',
+    ]);
   });
 
   it('resolve() returns the checked addresses without connecting', async () => {

@@ -138,7 +138,7 @@ export class DestinationGuard {
       throw toResolutionRefusal(err);
     }
     if (found.length === 0) {
-      throw OutboundError.notAllowed();
+      throw OutboundError.unresolved(undefined);
     }
     const addresses: ResolvedAddress[] = [];
     for (const { address } of found) {
@@ -146,7 +146,7 @@ export class DestinationGuard {
       if (range !== null && !(range === 'loopback' && this.options.allowLoopback)) {
         // Any bad answer refuses the name: a mixed answer is how rebinding attacks start. The answer says
         // neither the range nor the address: the same words as a name that does not resolve.
-        throw OutboundError.notAllowed();
+        throw OutboundError.addressRefused(range);
       }
       if (!addresses.some((seen) => seen.address === address)) {
         addresses.push({ address, family: isIP(address) === 6 ? 6 : 4 });

@@ -177,7 +177,10 @@ describe('OutboundModule', () => {
     const err = await failureOf(
       moduleRef.get(OutboundClient).request({ method: 'GET', url: 'https://a.example/' }),
     );
-    expect([err.failure, err.detail]).toEqual(['destination_refused', 'The destination is not allowed.']);
+    expect([err.failure, err.detail]).toEqual([
+      'destination_refused',
+      'The destination is not allowed: its host name does not resolve to a public address.',
+    ]);
     expect(resolver).toHaveBeenCalledWith('a.example');
     await moduleRef.close();
   });

@@ -28,8 +28,18 @@ describe('toOutboundError', () => {
       'The destination does not support TLS 1.2 or later.',
     ],
     ['ERR_SSL_WRONG_VERSION_NUMBER', 'tls_failure', 502, 'The TLS handshake with the destination failed.'],
-    ['ENOTFOUND', 'destination_refused', 400, 'The destination is not allowed.'],
-    ['EAI_AGAIN', 'destination_refused', 400, 'The destination is not allowed.'],
+    [
+      'ENOTFOUND',
+      'destination_refused',
+      400,
+      'The destination is not allowed: its host name does not resolve to a public address.',
+    ],
+    [
+      'EAI_AGAIN',
+      'destination_refused',
+      400,
+      'The destination is not allowed: its host name does not resolve to a public address.',
+    ],
     ['ECONNREFUSED', 'connection_failed', 502, 'The destination refused the connection.'],
     ['ECONNRESET', 'connection_failed', 502, 'The connection to the destination was closed unexpectedly.'],
     ['EHOSTUNREACH', 'connection_failed', 502, 'The destination is unreachable.'],
@@ -59,9 +69,27 @@ describe('toOutboundError', () => {
     expect([mapped.failure, mapped.status, mapped.detail, mapped.code]).toEqual([
       'destination_refused',
       400,
-      'The destination is not allowed.',
+      'The destination is not allowed: its host name does not resolve to a public address.',
       'ESERVFAIL',
     ]);
-    expect(toResolutionRefusal(new Error('boom')).detail).toBe(OutboundError.notAllowed().detail);
+    expect(toResolutionRefusal(new Error('boom')).detail).toBe(mapped.detail);
+  });
+
+  it('tells the log what the answer leaves out: no such name, a failed lookup, or a refused address', () => {
+    const reasons = [
+      toResolutionRefusal(withCode('ENOTFOUND')),
+      toOutboundError(withCode('EAI_NONAME')),
+      toResolutionRefusal(withCode('EAI_AGAIN')),
+      toResolutionRefusal(new Error('no code')),
+      OutboundError.addressRefused('private'),
+    ].map((err) => [err.detail, err.logReason]);
+    const detail = 'The destination is not allowed: its host name does not resolve to a public address.';
+    expect(reasons).toEqual([
+      [detail, 'the host name does not resolve (ENOTFOUND)'],
+      [detail, 'the host name does not resolve (EAI_NONAME)'],
+      [detail, 'the DNS lookup of the host name failed (EAI_AGAIN)'],
+      [detail, 'the host name does not resolve'],
+      [detail, 'the host name resolves to a refused address (private)'],
+    ]);
   });
 });

@@ -29,7 +29,9 @@ export const OUTBOUND_STATUS: Record<OutboundFailure, number> = {
   aborted: 499,
 };
 
-const NOT_ALLOWED = 'The destination is not allowed.';
+/** Resolver answers that the name has no address (as opposed to the lookup failing). */
+const NO_SUCH_NAME = new Set(['ENOTFOUND', 'ENODATA', 'EAI_NONAME', 'EAI_NODATA', 'ENONAME']);
+const NOT_ALLOWED = 'The destination is not allowed: its host name does not resolve to a public address.';
 
 /**
  * A failed outbound request. `detail` names the reason only: never the URL, a header, the body or a
@@ -41,6 +43,8 @@ export class OutboundError extends ApiError {
     readonly failure: OutboundFailure,
     detail: string,
     readonly code?: string,
+    /** For the operator's log only: what the answer's detail leaves out (why the guard refused). */
+    readonly logReason?: string,
   ) {
     super(OUTBOUND_STATUS[failure], detail);
     this.name = 'OutboundError';
@@ -53,11 +57,26 @@ export class OutboundError extends ApiError {
 
   /**
    * A refusal decided from resolving the host name: the name does not resolve, the resolver failed, or an
-   * address is not public. One text and one status for all of them, so that probing internal names learns
-   * nothing (which names exist inside, which ranges they point to). `code` stays for the log only.
+   * address is not public. One answer for all of them, naming the cause an honest caller can act on (the
+   * name must resolve to a public address), so that probing learns nothing of which names exist inside or
+   * which ranges they point to. The log says which it was (`logReason`).
    */
-  static notAllowed(code?: string): OutboundError {
-    return new OutboundError('destination_refused', NOT_ALLOWED, code);
+  static notAllowed(code: string | undefined, logReason: string): OutboundError {
+    return new OutboundError('destination_refused', NOT_ALLOWED, code, logReason);
+  }
+
+  /** The resolver found no address, or failed: which of the two, and its code, for the log. */
+  static unresolved(code: string | undefined): OutboundError {
+    const reason =
+      code === undefined || NO_SUCH_NAME.has(code)
+        ? 'the host name does not resolve'
+        : 'the DNS lookup of the host name failed';
+    return OutboundError.notAllowed(code, code === undefined ? reason : `${reason} (${code})`);
+  }
+
+  /** The name resolves, but to an address the guard refuses. */
+  static addressRefused(range: string): OutboundError {
+    return OutboundError.notAllowed(undefined, `the host name resolves to a refused address (${range})`);
   }
 
   static timeout(ms: number): OutboundError {
@@ -116,7 +135,7 @@ export function toResolutionRefusal(err: unknown): OutboundError {
   if (err instanceof OutboundError) {
     return err;
   }
-  return OutboundError.notAllowed(errorCode(err));
+  return OutboundError.unresolved(errorCode(err));
 }
 
 /** Maps a Node socket, TLS or HTTP client error to an OutboundError; an OutboundError passes through. */
@@ -145,7 +164,7 @@ export function toOutboundError(err: unknown): OutboundError {
       : fail('tls_failure', 'The TLS handshake with the destination failed.');
   }
   if (DNS_CODES.has(code)) {
-    return OutboundError.notAllowed(code);
+    return OutboundError.unresolved(code);
   }
   if (code === 'ECONNREFUSED') {
     return fail('connection_failed', 'The destination refused the connection.');

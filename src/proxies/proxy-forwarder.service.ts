@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ApplicationsService } from '../applications/applications.service';
@@ -58,6 +58,8 @@ interface Route {
  */
 @Injectable()
 export class ProxyForwarder {
+  private readonly logger = new Logger('Proxy');
+
   constructor(
     private readonly proxies: ProxiesService,
     private readonly applications: ApplicationsService,
@@ -158,6 +160,13 @@ export class ProxyForwarder {
       });
     } catch (err) {
       stopTimer({ outcome: err instanceof OutboundError ? err.failure : 'error' });
+      if (err instanceof OutboundError && err.failure !== 'aborted') {
+        // Why, for the operator: the answer's detail may leave it out (a name that does not resolve).
+        this.logger.warn(
+          { proxy: proxy?.proxy.id, failure: err.failure, code: err.code, reason: err.logReason },
+          'proxy destination failed',
+        );
+      }
       throw err;
     }
     stopTimer({ outcome: 'response' });

@@ -142,7 +142,7 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
       await this.settle(row, 'failed', 'WEBHOOK_DISABLED');
       return;
     }
-    const cause = await this.send(webhook, row);
+    const { cause, reason } = await this.send(webhook, row);
     if (cause === null) {
       await this.settle(row, 'delivered', null);
       await this.dataSource.query(
@@ -156,7 +156,7 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
     }
     const final = row.attempts >= MAX_DELIVERY_ATTEMPTS;
     this.logger.warn(
-      { webhook: row.webhook_id, event: row.event_id, attempts: row.attempts, cause },
+      { webhook: row.webhook_id, event: row.event_id, attempts: row.attempts, cause, reason },
       final ? 'webhook delivery failed; giving up' : 'webhook delivery failed; will retry',
     );
     await this.settle(row, final ? 'failed' : 'pending', cause);
@@ -199,8 +199,14 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  /** POSTs the event; null when the receiver answered 2xx, else why not (a code, never a message or URL). */
-  private async send(webhook: Webhook, row: ClaimedDelivery): Promise<string | null> {
+  /**
+   * POSTs the event; cause null when the receiver answered 2xx, else why not (a code, never a message or
+   * URL), and for the log only what the code leaves out (a host name that does not resolve).
+   */
+  private async send(
+    webhook: Webhook,
+    row: ClaimedDelivery,
+  ): Promise<{ cause: string | null; reason?: string }> {
     const timestamp = Math.floor(this.clock.now().getTime() / 1000);
     try {
       const secret = await this.webhooks.secretOf(webhook);
@@ -220,9 +226,11 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
         },
         MAX_RESPONSE_BYTES,
       );
-      return response.status >= 200 && response.status < 300 ? null : `HTTP_${response.status}`;
+      return { cause: response.status >= 200 && response.status < 300 ? null : `HTTP_${response.status}` };
     } catch (err) {
-      return err instanceof OutboundError ? err.failure : causeOf(err);
+      return err instanceof OutboundError
+        ? { cause: err.failure, reason: err.logReason }
+        : { cause: causeOf(err) };
     }
   }
 

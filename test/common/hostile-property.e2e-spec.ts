@@ -608,7 +608,10 @@ describe('generated internal names through /proxy: one answer whatever they reso
       { numRuns: RUNS * 4, seed: SEED },
     );
     expect([...seen]).toHaveLength(1);
-    expect(JSON.parse([...seen][0])).toMatchObject([400, { detail: 'The destination is not allowed.' }]);
+    expect(JSON.parse([...seen][0])).toMatchObject([
+      400,
+      { detail: 'The destination is not allowed: its host name does not resolve to a public address.' },
+    ]);
     expect(connector).not.toHaveBeenCalled();
   });
 });

@@ -445,7 +445,9 @@ describe('OutboundClient against a local HTTPS server', () => {
     const outbound = await client({ PROXY_ALLOW_LOOPBACK: 'false' }, { connector });
     const err = await failureOf(outbound.request({ method: 'GET', url: url(srv) }));
     expect([err.failure, err.status]).toEqual(['destination_refused', 400]);
-    expect(err.detail).toBe('The destination is not allowed.');
+    expect(err.detail).toBe(
+      'The destination is not allowed: its host name does not resolve to a public address.',
+    );
     expect(connector).not.toHaveBeenCalled();
     expect(srv.connections).toBe(0);
   });

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { startHttpsTestServer, TestHttpsServer } from '../support/https-test-server';
 import { forbiddenConnector, TEST_HOST } from '../support/outbound';
 import { createProxy, expectProxyError, ProxyFixture, proxyFixture } from '../support/proxy-fixture';
@@ -143,7 +144,38 @@ describe('SSRF: names resolving to private, link-local and metadata addresses (d
       answers.add(JSON.stringify([res.status, expectProxyError(res, 400)]));
     }
     expect(answers.size).toBe(1);
-    expect(JSON.parse([...answers][0])).toMatchObject([400, { detail: 'The destination is not allowed.' }]);
+    expect(JSON.parse([...answers][0])).toMatchObject([
+      400,
+      { detail: 'The destination is not allowed: its host name does not resolve to a public address.' },
+    ]);
+    expect(connector).not.toHaveBeenCalled();
+  });
+
+  it('logs which it was: a name that does not resolve, or one resolving to a refused address', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    try {
+      for (const name of ['does-not-resolve.test', 'ten.test', 'metadata.test']) {
+        const res = await fx.ctx.http
+          .post('/proxy')
+          .set('BT-API-KEY', caller.key)
+          .set('BT-PROXY-URL', `https://${name}/v1`)
+          .send({});
+        expectProxyError(res, 400);
+      }
+      const logged = warn.mock.calls.filter(([, message]) => message === 'proxy destination failed');
+      expect(logged.map(([fields]) => fields as Record<string, unknown>)).toEqual([
+        expect.objectContaining({
+          failure: 'destination_refused',
+          code: 'ENOTFOUND',
+          reason: 'the host name does not resolve (ENOTFOUND)',
+        }),
+        expect.objectContaining({ reason: 'the host name resolves to a refused address (private)' }),
+        expect.objectContaining({ reason: 'the host name resolves to a refused address (metadata)' }),
+      ]);
+      expect(JSON.stringify(logged)).not.toContain(caller.key);
+    } finally {
+      warn.mockRestore();
+    }
     expect(connector).not.toHaveBeenCalled();
   });
 });

@@ -240,7 +240,10 @@ describe('fetch from reactor code to private and metadata addresses (decided, ne
     const { reactorId } = await newReactor(fx.ctx, tenant, { code, request_parameters: [] });
     const caller = await tokenApp(fx.ctx, tenant, [], ['token:use']);
     const res = await reactorsApi(fx.ctx, tenant).react(reactorId, { args: {} }, caller.key);
-    const answer = JSON.stringify([400, 'The destination is not allowed.']);
+    const answer = JSON.stringify([
+      400,
+      'The destination is not allowed: its host name does not resolve to a public address.',
+    ]);
     expect(res.body.raw).toEqual([answer, answer, answer]);
     expect(connector).not.toHaveBeenCalled();
   });

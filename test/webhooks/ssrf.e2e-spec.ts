@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { WebhookSender } from '../../src/webhooks/webhook-sender';
 import { forbiddenConnector } from '../support/outbound';
 import { proxyFixture, ProxyFixture } from '../support/proxy-fixture';
@@ -39,6 +40,31 @@ describe('webhook deliveries to destinations the guard refuses', () => {
     expect(rows).toHaveLength(Object.keys(names).length);
     for (const row of rows) {
       expect(row).toMatchObject({ status: 'pending', attempts: 1, last_error: 'destination_refused' });
+    }
+    expect(connector).not.toHaveBeenCalled();
+  });
+
+  it('logs whether the name did not resolve or resolved to a refused address', async () => {
+    const other = await fx.ctx.newTenant('Logged');
+    const nowhere = await createWebhook(fx.ctx, other, 'https://nowhere.hooks.test/hook', ['token.created']);
+    const internal = await createWebhook(fx.ctx, other, 'https://private.hooks.test/hook', ['token.created']);
+    const app = await tokenApp(fx.ctx, other);
+    await app.api.create({ type: 'token', data: 'x' }).expect(201);
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    try {
+      await fx.ctx.get(WebhookSender).deliverDue();
+      const reasons = Object.fromEntries(
+        warn.mock.calls
+          .map(([fields]) => fields as { webhook?: string; cause?: string; reason?: string })
+          .filter((fields) => fields.webhook === nowhere.id || fields.webhook === internal.id)
+          .map((fields) => [fields.webhook, [fields.cause, fields.reason]]),
+      );
+      expect(reasons).toEqual({
+        [nowhere.id]: ['destination_refused', 'the host name does not resolve (ENOTFOUND)'],
+        [internal.id]: ['destination_refused', 'the host name resolves to a refused address (private)'],
+      });
+    } finally {
+      warn.mockRestore();
     }
     expect(connector).not.toHaveBeenCalled();
   });
