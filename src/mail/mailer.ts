@@ -9,9 +9,12 @@ export interface MailMessage {
   html: string;
 }
 
+/** What became of a message: handed to a mail server, or only written to the log (no SMTP_URL). */
+export type MailOutcome = 'sent' | 'logged';
+
 /** Sends e-mail. Behind an injectable so tests replace it, and so the transport can change. */
 export abstract class Mailer {
-  abstract send(message: MailMessage): Promise<void>;
+  abstract send(message: MailMessage): Promise<MailOutcome>;
 }
 
 /** nodemailer over SMTP_URL, from MAIL_FROM. */
@@ -27,8 +30,9 @@ export class SmtpMailer extends Mailer {
     });
   }
 
-  async send(message: MailMessage): Promise<void> {
+  async send(message: MailMessage): Promise<MailOutcome> {
     await this.transport.sendMail({ from: this.config.mailFrom, ...message });
+    return 'sent';
   }
 }
 
@@ -46,12 +50,12 @@ export class LogMailer extends Mailer {
     );
   }
 
-  send(message: MailMessage): Promise<void> {
+  send(message: MailMessage): Promise<MailOutcome> {
     this.logger.log(
       { to: message.to, subject: message.subject, text: message.text },
       'e-mail (not sent: no SMTP_URL)',
     );
-    return Promise.resolve();
+    return Promise.resolve('logged');
   }
 }
 

@@ -25,6 +25,7 @@ import { WebhookDeliveryLeases1764700450000 } from './1764700450000-webhook-deli
 import { AuditHeadSignatures1764700500000 } from './1764700500000-audit-head-signatures';
 import { AuditTokenIds1764700700000 } from './1764700700000-audit-token-ids';
 import { AuditSealResume1764800000000 } from './1764800000000-audit-seal-resume';
+import { InvitationMailLogged1764850000000 } from './1764850000000-invitation-mail-logged';
 
 /** Every migration, in order. Listed by class so the same list works from TypeScript (tests) and dist. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   AuditHeadSignatures1764700500000,
   AuditTokenIds1764700700000,
   AuditSealResume1764800000000,
+  InvitationMailLogged1764850000000,
 ];

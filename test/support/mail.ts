@@ -1,13 +1,13 @@
 import { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { Mailer, MailMessage } from '../../src/mail/mailer';
+import { MailOutcome, Mailer, MailMessage } from '../../src/mail/mailer';
 
-/** A Mailer double that keeps what it was asked to send. */
+/** A Mailer double that keeps what it was asked to send, standing for a mail server that takes it. */
 export class CapturingMailer extends Mailer {
   readonly sent: MailMessage[] = [];
-  send(message: MailMessage): Promise<void> {
+  send(message: MailMessage): Promise<MailOutcome> {
     this.sent.push(message);
-    return Promise.resolve();
+    return Promise.resolve('sent');
   }
 }
 

@@ -10,7 +10,7 @@ import { Tenant } from '../tenant.entity';
 import { Invitation, statusAt } from './invitation.entity';
 import { invitationMail } from './invitation-mail';
 import { MAIL_SECRET_SEAL } from './invitation-outbox';
-import { Mailer, MailMessage } from '../../mail/mailer';
+import { MailOutcome, Mailer, MailMessage } from '../../mail/mailer';
 
 /** Attempts before an e-mail is given up ("failed"); with the backoff below, about six hours of trying. */
 export const MAX_MAIL_ATTEMPTS = 12;
@@ -156,8 +156,9 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
       await this.settle(row, 'failed', message);
       return;
     }
+    let outcome: MailOutcome;
     try {
-      await this.mailer.send(message);
+      outcome = await this.mailer.send(message);
     } catch (err) {
       const cause = mailFailureCause(err);
       const final = row.attempts >= MAX_MAIL_ATTEMPTS;
@@ -169,7 +170,7 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
       await this.settle(row, final ? 'failed' : 'pending', cause);
       return;
     }
-    await this.settle(row, 'sent', null);
+    await this.settle(row, outcome, null);
   }
 
   /** The e-mail of a claimed row, or why it can no longer be sent. */
@@ -210,7 +211,7 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
   /** Records the outcome; the secret goes once the e-mail is sent or given up. A replaced row is left alone. */
   private async settle(
     row: Claimed,
-    status: 'sent' | 'pending' | 'failed',
+    status: MailOutcome | 'pending' | 'failed',
     cause: string | null,
   ): Promise<void> {
     const now = this.clock.now();
@@ -218,7 +219,7 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
     await this.dataSource.query(
       `UPDATE invitation_outbox
           SET status = $2, last_error = $3, next_attempt_at = $4,
-              sent_at = CASE WHEN $2 = 'sent' THEN $5::timestamptz END,
+              sent_at = CASE WHEN $2 IN ('sent', 'logged') THEN $5::timestamptz END,
               secret = CASE WHEN $2 = 'pending' THEN secret END
         WHERE id = $1 AND status = 'pending'`,
       [row.id, status, cause, status === 'pending' ? retryAt : now, now],

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export const DELIVERY_STATUSES = ['pending', 'sent', 'failed'] as const;
+export const DELIVERY_STATUSES = ['pending', 'sent', 'logged', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** An invitation e-mail in the outbox (migration InvitationOutbox): the one of the invitation's current link. */
@@ -21,7 +21,7 @@ export class InvitationMail {
   @Column('text')
   status: DeliveryStatus;
 
-  /** The link's secret sealed under the tenant's data key while pending; null once sent or failed. */
+  /** The link's secret sealed under the tenant's data key while pending; null once sent, logged or failed. */
   @Column('bytea', { nullable: true })
   secret: Buffer | null;
 

@@ -64,7 +64,8 @@ export class InvitationDeliveryDto {
     enum: DELIVERY_STATUSES,
     description:
       'pending: not sent yet (the mail server refused or could not be reached; it is retried with growing ' +
-      'delays); sent: handed to the mail server; failed: given up after repeated attempts (resend it).',
+      "delays); sent: handed to the mail server; logged: not mailed, written to the vault's log because no " +
+      'SMTP_URL is set (development); failed: given up after repeated attempts (resend it).',
   })
   status: DeliveryStatus;
   @ApiProperty({ type: 'integer', description: 'Attempts so far.' }) attempts: number;
