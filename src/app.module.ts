@@ -2,7 +2,6 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { LoggerModule } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { ApplicationsModule } from './applications/applications.module';
 import { AuthModule } from './auth/auth.module';
@@ -21,7 +20,7 @@ import { HealthModule } from './health/health.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { JobsModule } from './jobs/jobs.module';
 import { SCHEMA } from './entities';
-import { loggerOptions } from './logging';
+import { LoggingModule } from './logging';
 import { MetricsModule } from './metrics/metrics.module';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { SandboxModule } from './sandbox/sandbox.module';
@@ -53,7 +52,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseInfoModule.forRoot(database),
-        LoggerModule.forRoot(loggerOptions(config, logStream)),
+        LoggingModule.forRoot(config, logStream),
         TypeOrmModule.forRoot({ ...database.options, ...SCHEMA, retryAttempts: 20, retryDelay: 250 }),
         ScheduleModule.forRoot(),
         ClockModule,

@@ -9,7 +9,7 @@ import { DatabaseRuntime, openDatabase } from './database/database';
 import type { OutboundOverrides } from './outbound';
 import { serveOpenApi } from './openapi';
 import { MetricsService } from './metrics/metrics.service';
-import { requestMetrics } from './metrics/request-metrics';
+import { recordRequest } from './metrics/request-metrics';
 import { applyServerLimits } from './common/server-limits';
 import { fastJsonReplies } from './common/json-replies';
 import { json, urlencoded } from 'express';
@@ -23,7 +23,9 @@ import {
 import { securityHeaders } from './common/security-headers';
 import { TrustedProxies } from './common/client-address';
 import { AuditService } from './audit/audit.service';
-import { requestOrigins } from './audit/request-origin';
+import { originOf } from './audit/request-origin';
+import { enterRequestContext, requestContexts } from './common/request-context';
+import { APP_LOG, logRequest } from './logging';
 
 export interface CreateAppOptions {
   /** An already opened database (tests); otherwise opened from the config. */
@@ -90,8 +92,22 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   app.set('etag', false);
   app.set('query parser', 'simple');
   fastJsonReplies(app.getHttpAdapter());
+  const metrics = app.get(MetricsService);
+  const audit = app.get(AuditService);
+  // The one hook of a request: metrics and refusal audits of an answered one, and its log line.
+  app.use(
+    requestContexts(app.get(APP_LOG), new TrustedProxies(config.trustedProxies), (context, completed) => {
+      const status = context.res.statusCode;
+      if (completed) {
+        recordRequest(metrics, context);
+        if (status === 401 || status === 403) {
+          void audit.recordRefusal(context.req, context.res, originOf(context));
+        }
+      }
+      logRequest(context);
+    }),
+  );
   app.use(securityHeaders);
-  app.use(requestMetrics(app.get(MetricsService)));
   app.use(jsonBodiesOnly);
   // Not strict: /tokenize and merge patches accept any JSON value at the top level.
   app.use(
@@ -107,12 +123,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   // Only the form routes get here with a form body (jsonBodiesOnly refuses it elsewhere).
   app.use(exceptOnProxy(urlencoded({ limit: '16kb', extended: false, verify: noteRawBody })));
   app.use(bodyParserErrors, checkParsedBody);
-  const audit = app.get(AuditService);
-  app.use(
-    requestOrigins(new TrustedProxies(config.trustedProxies), (req, res, origin) =>
-      audit.recordRefusal(req, res, origin),
-    ),
-  );
+  // After the body parsers: their stream callbacks would leave the context.
+  app.use(enterRequestContext);
   if (options.docs !== false) {
     serveOpenApi(app);
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import { Context, Liquid, Output, Template, toValue, toValueSync, TypeGuards } from 'liquidjs';
+import { currentWork, RenderBudget, runInContext, WorkContext } from '../common/request-context';
 import { EXPRESSION_LIMITS } from './expression.limits';
 import { ExpressionError } from './expression.errors';
 import { countingFilter, countingOperators, countRenderedNodes, limitWork } from './expression-work';
@@ -12,12 +12,6 @@ import { toExpressionError } from './to-expression-error';
 /** Tags that read template files; the vault has none, so they are removed rather than left pointing at disk. */
 const FILE_TAGS = ['include', 'render', 'layout'];
 
-/** Render time (milliseconds) and work (expression-work.ts units) left to the expressions of one request. */
-interface RenderBudget {
-  remainingMs: number;
-  remainingWork: number;
-}
-
 /**
  * The one Liquid engine of the vault: masks, fingerprints, search indexes, aliases and detokenization all
  * render through it. Every call is synchronous and bounded by EXPRESSION_LIMITS.
@@ -27,7 +21,6 @@ export class ExpressionEngine {
   private readonly liquid: Liquid;
   /** Parsed templates by source, oldest first (a Map keeps insertion order, which makes it an LRU). */
   private readonly cache = new Map<string, Template[]>();
-  private readonly budget = new AsyncLocalStorage<RenderBudget>();
 
   constructor() {
     this.liquid = new Liquid({
@@ -56,10 +49,12 @@ export class ExpressionEngine {
 
   /**
    * Runs `work` (and everything it awaits) with one render-time budget shared by all the expressions it
-   * renders, so the count of masks, indexes or tokens in a request cannot multiply the per-render limit.
+   * renders, as a request's expressions share theirs (budget()), for work outside a request.
    */
   withBudget<T>(work: () => T, ms: number = EXPRESSION_LIMITS.requestRenderMs): T {
-    return this.budget.run({ remainingMs: ms, remainingWork: EXPRESSION_LIMITS.requestWork }, work);
+    const context = new WorkContext();
+    context.renderBudget = { remainingMs: ms, remainingWork: EXPRESSION_LIMITS.requestWork };
+    return runInContext(context, work);
   }
 
   /** Throws ExpressionError when the template does not parse (bad syntax, unknown filter or tag). */
@@ -158,7 +153,7 @@ export class ExpressionEngine {
 
   /** Charges the (synchronous) render's time to the current budget, if any. */
   private charged<T>(render: () => T): T {
-    const budget = this.budget.getStore();
+    const budget = currentBudget();
     const started = performance.now();
     try {
       return render();
@@ -175,7 +170,7 @@ export class ExpressionEngine {
    * `increment` cannot write back. The time and work used are charged to the budget.
    */
   private rendering<T>(scope: Record<string, unknown>, render: (ctx: Context) => T): T {
-    const budget = this.budget.getStore();
+    const budget = currentBudget();
     const renderLimit = Math.max(0, Math.min(EXPRESSION_LIMITS.renderMs, budget?.remainingMs ?? Infinity));
     const ctx = new Context(
       { ...scope },
@@ -192,6 +187,22 @@ export class ExpressionEngine {
       }
     }
   }
+}
+
+/**
+ * The render budget of the current request (or withBudget), made by its first render, so the count of
+ * masks, indexes or tokens in a request cannot multiply the per-render limit; none outside both.
+ */
+function currentBudget(): RenderBudget | undefined {
+  const work = currentWork();
+  if (work === undefined) {
+    return undefined;
+  }
+  work.renderBudget ??= {
+    remainingMs: EXPRESSION_LIMITS.requestRenderMs,
+    remainingWork: EXPRESSION_LIMITS.requestWork,
+  };
+  return work.renderBudget;
 }
 
 /** The Output of a template made of one `{{ ... }}` and, at most, whitespace around it. */

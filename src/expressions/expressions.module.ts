@@ -1,13 +1,9 @@
-import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
-import { ExpressionBudgetMiddleware } from './expression-budget.middleware';
+import { Module } from '@nestjs/common';
 import { ExpressionEngine } from './expression-engine';
 
+/** The expression engine; a request's render budget lives in its context (common/request-context.ts). */
 @Module({
   providers: [ExpressionEngine],
   exports: [ExpressionEngine],
 })
-export class ExpressionsModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(ExpressionBudgetMiddleware).forRoutes('*');
-  }
-}
+export class ExpressionsModule {}

@@ -2,5 +2,4 @@ export { ExpressionEngine } from './expression-engine';
 export { ExpressionError } from './expression.errors';
 export { EXPRESSION_LIMITS } from './expression.limits';
 export { ExpressionsModule } from './expressions.module';
-export { ExpressionBudgetMiddleware } from './expression-budget.middleware';
 export { expressionFieldError, expressionMessage } from './expression-field-error';

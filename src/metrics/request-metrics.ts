@@ -1,22 +1,22 @@
-import type { NextFunction, Request, Response } from 'express';
+import { performance } from 'node:perf_hooks';
+import type { RequestContext } from '../common/request-context';
 import type { MetricsService } from './metrics.service';
 
-/** Times every request; the label is the matched route template (`/tokens/:id`), never the path itself. */
-export function requestMetrics(metrics: MetricsService) {
-  return (req: Request, res: Response, next: NextFunction): void => {
-    if (req.path === '/metrics') {
-      next();
-      return;
-    }
-    const end = metrics.httpDuration.startTimer();
-    res.once('finish', () => {
-      const route = (req.route as { path?: unknown } | undefined)?.path;
-      end({
-        method: req.method,
-        route: typeof route === 'string' ? route : '<unmatched>',
-        status: String(res.statusCode),
-      });
-    });
-    next();
-  };
+/**
+ * Times an answered request; the label is the matched route template (`/tokens/:id`), never the path
+ * itself. Scrapes of /metrics are not counted.
+ */
+export function recordRequest(metrics: MetricsService, { req, res, startedAt }: RequestContext): void {
+  if (req.path === '/metrics') {
+    return;
+  }
+  const route = (req.route as { path?: unknown } | undefined)?.path;
+  metrics.httpDuration.observe(
+    {
+      method: req.method,
+      route: typeof route === 'string' ? route : '<unmatched>',
+      status: String(res.statusCode),
+    },
+    (performance.now() - startedAt) / 1000,
+  );
 }

@@ -12,7 +12,7 @@ import { Counter } from 'prom-client';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { Principal } from '../access/principal';
-import { TrustedProxies } from '../common/client-address';
+import { clientAddressOf } from '../common/request-context';
 import { clientAddressKey } from '../common/server-limits';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import type { LimitPolicy } from '../config/rate-limit-config';
@@ -37,7 +37,6 @@ const LEASE_IDLE_MS = 2000;
 export class RateLimits implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('RateLimits');
   private readonly store: LimiterStore;
-  private readonly proxies: TrustedProxies;
   private readonly limited: Counter<'route' | 'limit'>;
   private readonly failing = new Set<string>();
   private readonly countedRequests = new WeakSet<Request>();
@@ -67,7 +66,6 @@ export class RateLimits implements OnModuleInit, BeforeApplicationShutdown, OnAp
   ) {
     const limits = config.rateLimits;
     this.store = chooseStore(config, database, dataSource, (err) => this.storeFailed('redis', err));
-    this.proxies = new TrustedProxies(config.trustedProxies);
     const limit = (name: string, policy: LimitPolicy, store = this.store): Limit =>
       new Limit(
         name,
@@ -148,7 +146,7 @@ export class RateLimits implements OnModuleInit, BeforeApplicationShutdown, OnAp
    * is believed): an IPv6 client by its /64, an IPv4-mapped one as IPv4, as connections are counted.
    */
   clientOf(req: Request): string {
-    return clientAddressKey(this.proxies.clientOf(req));
+    return clientAddressKey(clientAddressOf(req));
   }
 
   /** From memory only: whether this address is known to be over the unauthenticated limit. */

@@ -85,8 +85,7 @@ export class TokensService {
   }
 
   async get(principal: Principal, id: string): Promise<TokenDto> {
-    const row = await this.findAllowed(principal, id, 'token:read');
-    const transform = transformFor(principal, 'token:read', row.containers) ?? 'redact';
+    const { row, transform } = await this.findAllowed(principal, id, 'token:read');
     await this.audit.record(auditEvent(principal, 'token', row.id, 'read', `Token read (${transform})`));
     return this.present(row, undefined, transform);
   }
@@ -193,7 +192,7 @@ export class TokensService {
     patch: Record<string, unknown>,
     firstAttempt: boolean,
   ): Promise<TokenDto | null> {
-    const row = await this.findAllowed(principal, id, 'token:update', writeTransform);
+    const { row } = await this.findAllowed(principal, id, 'token:update', writeTransform);
     const readData = row.data as Buffer;
     const now = this.clock.now();
     const current = await this.builder.fieldsOf(row);
@@ -273,7 +272,7 @@ export class TokensService {
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
-    const row = await this.findAllowed(principal, id, 'token:delete');
+    const { row } = await this.findAllowed(principal, id, 'token:delete');
     await this.tokens.manager.transaction(async (manager) => {
       const gone = await this.tokens.tombstone(manager, principal.tenantId, row.id, this.clock.now());
       if (gone === null) {
@@ -303,21 +302,25 @@ export class TokensService {
     }
   }
 
-  /** 404 for unknown, deleted, expired and other tenants' tokens; 403 when no access rule allows it. */
+  /**
+   * The token and the transform the caller gets for `permission` on it. 404 for unknown, deleted, expired
+   * and other tenants' tokens; 403 when no access rule allows it.
+   */
   private async findAllowed(
     principal: Principal,
     id: string,
     permission: Permission,
     allows: typeof transformFor = transformFor,
-  ): Promise<Token> {
+  ): Promise<{ row: Token; transform: Transform }> {
     const row = await this.tokens.findLive(principal.tenantId, id, this.clock.now());
     if (row === null) {
       throw ApiError.notFound('Token');
     }
-    if (allows(principal, permission, row.containers) === null) {
+    const transform = allows(principal, permission, row.containers);
+    if (transform === null) {
       throw ApiError.forbidden(`No access rule grants ${permission} on this token's containers.`);
     }
-    return row;
+    return { row, transform };
   }
 
   /** A duplicate is always one the caller may read (DuplicateScope): shown at most masked. */
