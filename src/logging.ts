@@ -83,6 +83,9 @@ export function appLog(config: AppConfig, stream?: DestinationStream): Pino {
 export function logRequest(context: RequestContext): void {
   const { req, res, log, failure } = context;
   const status = res.statusCode;
+  if (failure === undefined && status < 500 && !log.isLevelEnabled('info')) {
+    return;
+  }
   const fields = {
     req: loggedRequest(context),
     res: { statusCode: status },

@@ -53,7 +53,9 @@ export class RequestContext extends WorkContext {
 }
 
 const contexts = new AsyncLocalStorage<WorkContext>();
-const OF_REQUEST = new WeakMap<Request, RequestContext>();
+/** A request's context, as a property of the request: a WeakMap's entries cost the garbage collector more. */
+const CONTEXT = Symbol('request context');
+type WithContext = Request & { [CONTEXT]?: RequestContext };
 
 export function currentWork(): WorkContext | undefined {
   return contexts.getStore();
@@ -71,7 +73,7 @@ export function runInContext<T>(context: WorkContext, work: () => T): T {
 
 /** The context of a request, from the moment it arrived; set by requestContexts. */
 export function contextOf(req: Request): RequestContext | undefined {
-  return OF_REQUEST.get(req);
+  return (req as WithContext)[CONTEXT];
 }
 
 /**
@@ -90,9 +92,9 @@ export function requestContexts(
     const id = typeof incoming === 'string' && TRACE_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader('BT-TRACE-ID', id);
     const context = new RequestContext(id, req, res, log, proxies);
-    OF_REQUEST.set(req, context);
+    (req as WithContext)[CONTEXT] = context;
     // A response emits `close` after `finish`, and alone when the connection closes first.
-    res.once('close', () => finished(context, res.writableFinished));
+    res.on('close', () => finished(context, res.writableFinished));
     // Unheard, an `error` (a write after the end) would end the process.
     res.on('error', (err) => {
       context.failure = err;
@@ -103,7 +105,7 @@ export function requestContexts(
 
 /** The client address of a request (parsed once, by its context). */
 export function clientAddressOf(req: Request): string {
-  const context = OF_REQUEST.get(req);
+  const context = contextOf(req);
   if (context === undefined) {
     throw new Error('a request without a context: requestContexts must be the first middleware');
   }
@@ -115,7 +117,7 @@ export function clientAddressOf(req: Request): string {
  * callbacks run outside any context the request was given before them.
  */
 export function enterRequestContext(req: Request, _res: Response, next: NextFunction): void {
-  const context = OF_REQUEST.get(req);
+  const context = contextOf(req);
   if (context === undefined) {
     next();
     return;
