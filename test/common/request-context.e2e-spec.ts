@@ -22,6 +22,18 @@ describe('the request context behind a trusted proxy', () => {
       .set('X-Forwarded-For', `192.0.2.250, ${client}`)
       .send(body);
 
+  /**
+   * `create`, sent again (twice at most) when the render clock refused it: on a starved CPU the clock can run
+   * out before the work does. A budget shared between requests runs out of work, which is never retried.
+   */
+  async function createWithinWork(traceId: string, client: string, body: object) {
+    let res = await create(traceId, client, body);
+    for (let retry = 0; retry < 2 && /took too long/.test(JSON.stringify(res.body.errors ?? {})); retry++) {
+      res = await create(traceId, client, body);
+    }
+    return res;
+  }
+
   beforeAll(async () => {
     ctx = await TestContext.create({ env: { TRUST_PROXY: '127.0.0.1,::1', METRICS_TOKEN: TOKEN } });
     tenant = await ctx.newTenant();
@@ -36,8 +48,8 @@ describe('the request context behind a trusted proxy', () => {
       // Five indexes use 80 % of one request's budget: two requests sharing one would refuse.
       body: { type: 'token', data: `value ${i}`, search_indexes: indexes(5, 8000 + 10 * i) },
     }));
-    const answers = await Promise.all(sent.map((s) => create(s.traceId, s.client, s.body)));
-    expect(answers.map((a) => a.status)).toEqual(sent.map(() => 201));
+    const answers = await Promise.all(sent.map((s) => createWithinWork(s.traceId, s.client, s.body)));
+    expect(answers.map((a) => [a.status, a.body.errors])).toEqual(sent.map(() => [201, undefined]));
     expect(answers.map((a) => a.headers['bt-trace-id'])).toEqual(sent.map((s) => s.traceId));
     const rows = await auditRows(ctx, tenant.tenantId);
     for (const [i, answer] of answers.entries()) {
