@@ -103,6 +103,10 @@ export const UNTESTED: Record<Document, { starts: string; reason: string }[]> = 
       reason: 'rebuilds the dist/ folder the running tests use, then starts a server that keeps running',
     },
     { starts: 'npx token-vault help', reason: 'a reference list of every command, with placeholders' },
+    {
+      starts: '# The collector',
+      reason: 'settings for starting the vault against the reader’s OpenTelemetry collector, not commands',
+    },
     { starts: 'docker build -t token-vault .', reason: 'needs a container engine and a database host' },
     { starts: 'docker build --build-arg WITH_PKCS11=true', reason: 'needs a container engine' },
     {
