@@ -18,14 +18,18 @@ export function nestedDeeperThan(value: unknown, limit: number, depth = 0): bool
   return false;
 }
 
-/** Request bodies whose nesting has been checked against MAX_NESTING (request-body.ts, checkParsedBody). */
-const depthChecked = new WeakSet<object>();
+/**
+ * Marks a request body whose nesting has been checked against MAX_NESTING (request-body.ts, checkParsedBody).
+ * A symbol member, which JSON, Object.keys and the validators do not see: a WeakSet of every body costs more,
+ * its table growing with dead bodies between collections.
+ */
+const DEPTH_CHECKED = Symbol('depthChecked');
 
 /** Notes that `body` nests no deeper than MAX_NESTING, so the validation pipe need not walk it again. */
 export function markDepthChecked(body: object): void {
-  depthChecked.add(body);
+  (body as { [DEPTH_CHECKED]?: true })[DEPTH_CHECKED] = true;
 }
 
 export function isDepthChecked(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && depthChecked.has(value);
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, DEPTH_CHECKED);
 }
