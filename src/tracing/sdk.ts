@@ -33,6 +33,8 @@ import type { TracingConfig } from '../config/tracing-config';
 import { SafeSpanExporter } from './safe-export';
 import { installTracing, type SpanHandle } from './spans';
 
+/** At shutdown the spans still waiting get this long to reach the collector. */
+const SHUTDOWN_FLUSH_MS = 5000;
 /** A statement longer than this is cut (a batch of many rows); no attribute is longer. */
 const MAX_ATTRIBUTE_LENGTH = 4096;
 
@@ -130,6 +132,10 @@ export function startTracing(config: TracingConfig): void {
         ? {}
         : { trace_id: current.traceId, span_id: current.spanId };
     },
-    flush: () => provider.forceFlush(),
+    // Never rejects: a collector that is down must not turn a clean shutdown into a failed one.
+    flush: () =>
+      provider
+        .forceFlush({ timeoutMillis: SHUTDOWN_FLUSH_MS })
+        .catch(() => diag.error('the spans still waiting could not be sent to the collector')),
   });
 }

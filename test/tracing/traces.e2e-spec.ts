@@ -143,6 +143,13 @@ describe('traces to an OTLP/HTTP receiver', () => {
     );
   });
 
+  it('a collector that cannot be reached: requests are served, the shutdown still exits 0 and says the spans were lost', async () => {
+    const vault = await boot('node', { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}` });
+    expect((await vault.call('/applications/key', KEY)).status).toBe(200);
+    await vault.stop();
+    expect(vault.server.output()).toContain('the spans still waiting could not be sent to the collector');
+  });
+
   it('a proxied call: server span → statements, a sandbox run and the outbound call; the destination and a webhook get the trace', async () => {
     const vault = await boot(
       { script: join(ROOT, 'test', 'support', 'traced-vault.js') },
