@@ -63,7 +63,7 @@ USER node
 EXPOSE 3000
 # Liveness, not readiness: Swarm and auto-healers replace an unhealthy container, and during a database
 # outage a restart fixes nothing (every replica would restart at once); the vault answers 503 and recovers
-# by itself. Route traffic on /health/ready instead (README, Running in production).
+# by itself. Route traffic on /health/ready instead (docs/operations.md, Running in production).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Migrations run at boot (MIGRATIONS_RUN defaults to true). With MIGRATIONS_RUN=false, apply them as a
