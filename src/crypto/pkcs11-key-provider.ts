@@ -22,13 +22,27 @@ function binding(): typeof Pkcs11 {
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       loaded = require('pkcs11js') as typeof Pkcs11;
-    } catch {
-      throw new KeyProviderError(
-        'PKCS#11: the pkcs11js binding is not installed (it needs a C++ compiler at npm install)',
-      );
+    } catch (err) {
+      throw new KeyProviderError(bindingProblem(err));
     }
   }
   return loaded;
+}
+
+/** Why `require('pkcs11js')` failed, in words that say what to do about it. */
+export function bindingProblem(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'MODULE_NOT_FOUND') {
+    return (
+      'PKCS#11: the pkcs11js native binding is not in this installation. npm builds it at install time ' +
+      "only where python3, make, a C++ compiler and Node.js's headers are present, and skips it silently " +
+      'otherwise; the container image carries it only when built with --build-arg WITH_PKCS11=true.'
+    );
+  }
+  return (
+    `PKCS#11: the pkcs11js native binding is installed but does not load (${typeof code === 'string' ? code : 'no code'}): ` +
+    'it was built for another Node.js or platform; run npm rebuild pkcs11js with this Node.js.'
+  );
 }
 
 /** The HSM cannot be used as configured (wrong PIN, missing token or key): the service does not start. */
