@@ -4,6 +4,8 @@ import { join } from 'node:path';
 
 /** The image scripts/image-build.sh builds. */
 export const IMAGE = 'token-vault';
+/** The variant with the pkcs11js binding: scripts/image-build.sh --tag token-vault-pkcs11 --build-arg WITH_PKCS11=true. */
+export const PKCS11_IMAGE = 'token-vault-pkcs11';
 
 export interface ImageConfig {
   user: string;
@@ -18,8 +20,8 @@ export function buildah(...args: string[]): string {
   return execFileSync('buildah', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 }
 
-export function imageConfig(): ImageConfig {
-  const inspected = JSON.parse(buildah('inspect', '--type', 'image', IMAGE)) as {
+export function imageConfig(image = IMAGE): ImageConfig {
+  const inspected = JSON.parse(buildah('inspect', '--type', 'image', image)) as {
     Docker: {
       config: {
         User: string;
@@ -113,15 +115,30 @@ export interface RunningContainer {
  * - `pid1`: the container's root file system in a new PID namespace (`unshare`), so the CMD starts as
  *   PID 1 as under `docker run`, where the kernel delivers a signal only if PID 1 handles it.
  */
-export function runImage(env: Record<string, string>, runtime: 'buildah' | 'pid1'): RunningContainer {
-  const config = imageConfig();
-  const name = buildah('from', '--name', `tv-image-${process.pid}-${Date.now()}`, IMAGE);
+export function runImage(
+  env: Record<string, string>,
+  runtime: 'buildah' | 'pid1',
+  options: { image?: string; volumes?: string[]; command?: string[] } = {},
+): RunningContainer {
+  const image = options.image ?? IMAGE;
+  const config = imageConfig(image);
+  const name = buildah('from', '--name', `tv-image-${process.pid}-${Date.now()}`, image);
   const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
   let child: ChildProcess;
   if (runtime === 'buildah') {
     child = spawn(
       'buildah',
-      ['run', '--isolation', 'chroot', ...envArgs.flatMap((e) => ['--env', e]), name, '--', ...config.cmd],
+      [
+        'run',
+        '--isolation',
+        'chroot',
+        ...envArgs.flatMap((e) => ['--env', e]),
+        // host:container[:options] bind mounts (buildah run only).
+        ...(options.volumes ?? []).flatMap((v) => ['--volume', v]),
+        name,
+        '--',
+        ...(options.command ?? config.cmd),
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
   } else {
