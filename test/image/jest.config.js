@@ -8,6 +8,8 @@ module.exports = {
   testMatch: ['**/*.image-spec.ts'],
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['@swc/jest'] },
+  globalSetup: '<rootDir>/test/image/global-setup.ts',
+  globalTeardown: '<rootDir>/test/image/global-teardown.ts',
   testTimeout: 120000,
   forceExit: true,
 };

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Pkcs11KeyProvider } from '../../src/crypto/pkcs11-key-provider';
 import { SOFTHSM_LIBRARY } from '../support/softhsm';
@@ -31,16 +31,14 @@ describe('the PKCS#11 variant of the image', () => {
     if (SOFTHSM_LIBRARY === undefined) {
       throw new Error('SoftHSM2 is not installed (apt-get install softhsm2; .ci/run installs it)');
     }
-    dir = mkdtempSync('/tmp/tv-image-hsm-');
-    mkdirSync(join(dir, 'tokens'));
-    const conf = join(dir, 'softhsm2.conf');
-    writeFileSync(
-      conf,
-      `directories.tokendir = ${dir}/tokens\nobjectstore.backend = file\nlog.level = ERROR\n`,
-    );
+    // The run's token folder (global-setup.ts): the library reads SOFTHSM2_CONF from the real environment.
+    const conf = process.env.SOFTHSM2_CONF;
+    if (conf === undefined) {
+      throw new Error('SOFTHSM2_CONF is not set: run through test/image/jest.config.js (npm run test:image)');
+    }
+    dir = dirname(conf);
     const pinFile = join(dir, 'pin');
     writeFileSync(pinFile, `${PIN}\n`, { mode: 0o600 });
-    process.env.SOFTHSM2_CONF = conf;
     execFileSync(
       'softhsm2-util',
       ['--init-token', '--free', '--label', 'image', '--so-pin', '87654321', '--pin', PIN],
@@ -67,14 +65,16 @@ describe('the PKCS#11 variant of the image', () => {
       VAULT_PKCS11_PIN_FILE: pinFile,
       VAULT_PKCS11_KEY_LABELS: KEY_LABEL,
     };
-    volumes = [`${dir}:${dir}`, `${dirname(SOFTHSM_LIBRARY)}:${dirname(SOFTHSM_LIBRARY)}:ro`];
+    // Debian's /usr/lib/softhsm/libsofthsm2.so is a symbolic link: mount the folder of the file itself.
+    const library = realpathSync(SOFTHSM_LIBRARY);
+    env.VAULT_PKCS11_LIBRARY = library;
+    volumes = [`${dir}:${dir}`, `${dirname(library)}:${dirname(library)}:ro`];
   });
 
   afterEach(() => {
     container?.remove();
     container = undefined;
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('loads the pkcs11js binding', async () => {
     container = runImage({}, 'buildah', {

@@ -1,0 +1,5 @@
+import { removeSoftHsmDirectory } from '../support/softhsm-directory';
+
+export default function globalTeardown(): void {
+  removeSoftHsmDirectory();
+}
