@@ -108,7 +108,10 @@ export const UNTESTED: Record<Document, { starts: string; reason: string }[]> = 
       reason: 'settings for starting the vault against the reader’s OpenTelemetry collector, not commands',
     },
     { starts: 'docker build -t token-vault .', reason: 'needs a container engine and a database host' },
-    { starts: 'docker build --build-arg WITH_PKCS11=true', reason: 'needs a container engine' },
+    {
+      starts: 'docker build --build-arg WITH_PKCS11=true -t token-vault-pkcs11 .',
+      reason: 'needs a container engine',
+    },
     {
       starts: 'DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm test',
       reason: 'the whole test suite, this test included',
