@@ -51,7 +51,8 @@ export const REQUEST_EXAMPLES: RequestExamples = {
   UpdateApplicationDto: {
     put: {
       rules: {
-        summary: 'Cards in clear, everything else masked',
+        summary:
+          "Cards in clear, everything else masked (use the private application's id: a public one cannot read)",
         value: {
           name: 'Checkout backend',
           permissions: FULL_TOKEN_PERMISSIONS,
