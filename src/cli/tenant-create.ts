@@ -17,7 +17,9 @@ async function createTenant(args: string[], config: AppConfig): Promise<void> {
     throw new UsageError('--name is required (1 to 200 characters)');
   }
   if (ownerEmail === '' || emailRefusal(ownerEmail) !== null) {
-    throw new UsageError('--owner-email is required and must be an ASCII e-mail address (see docs/guide.md, Security notes)');
+    throw new UsageError(
+      '--owner-email is required and must be an ASCII e-mail address (see docs/guide.md, Security notes)',
+    );
   }
   const created = await withMasterKeys(config, (app) =>
     app.get(TenantsService).createTenant(name, ownerEmail),
