@@ -178,9 +178,9 @@ describe('webhooks', () => {
       expect(await deliver()).toBe(0);
     });
 
-    it("verifies with the README's Node snippet", async () => {
-      const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
-      const section = readme.slice(readme.indexOf('## Webhooks'));
+    it("verifies with the guide's Node snippet (docs/guide.md)", async () => {
+      const guide = readFileSync(join(__dirname, '../../docs/guide.md'), 'utf8');
+      const section = guide.slice(guide.indexOf('## Webhooks'));
       const snippet = /```js\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
       // The verification function, without the example server that follows it.
       const code = snippet.slice(0, snippet.indexOf('// A receiver'));
