@@ -11,6 +11,8 @@ const wholeTransaction = new AsyncLocalStorage<QueryRunner>();
 /** Whole transactions whose work has returned: nothing joins them any more. */
 const finished = new WeakSet<QueryRunner>();
 const wholeRunners = new WeakSet<QueryRunner>();
+/** What to do once a whole transaction has committed (whenCommitted). */
+const onCommit = new WeakMap<QueryRunner, (() => void)[]>();
 
 /** Whether the code running now is inside a request's whole transaction. */
 export function insideWholeTransaction(): boolean {
@@ -24,6 +26,24 @@ export function insideWholeTransaction(): boolean {
  */
 export function outsideWholeTransaction<T>(fn: () => T): T {
   return wholeTransaction.exit(fn);
+}
+
+/**
+ * Calls `fn` once the work done so far is committed: at once outside a whole transaction, after its COMMIT
+ * inside one, never after its ROLLBACK. For a wake-up whose target must see the committed rows (a poll).
+ */
+export function whenCommitted(fn: () => void): void {
+  const runner = wholeTransaction.getStore();
+  if (runner === undefined || !insideWholeTransaction()) {
+    fn();
+    return;
+  }
+  const waiting = onCommit.get(runner);
+  if (waiting === undefined) {
+    onCommit.set(runner, [fn]);
+  } else {
+    waiting.push(fn);
+  }
 }
 
 /** Whether `runner`'s transaction is not to be used from here: it ended, or it is a whole one left behind. */
@@ -59,6 +79,9 @@ export async function runWhole<T>(
     await runner.startTransaction();
     const result = await wholeTransaction.run(runner, () => work(runner.manager));
     await end('COMMIT');
+    for (const committed of onCommit.get(runner) ?? []) {
+      committed();
+    }
     return result;
   } catch (err) {
     if (runner.isTransactionActive) {

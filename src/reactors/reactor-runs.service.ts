@@ -17,7 +17,7 @@ import { ReactService } from './react.service';
 import { ReactorRun } from './reactor-run.entity';
 import { ReactorsService } from './reactors.service';
 import { RunShares } from './run-shares';
-import { outsideWholeTransaction } from '../database/whole-transaction';
+import { outsideWholeTransaction, whenCommitted } from '../database/whole-transaction';
 
 /** How long a run's result is kept (then the purge job deletes it). */
 export const RESULT_TTL_MS = 24 * 60 * 60 * 1000;
@@ -111,7 +111,9 @@ export class ReactorRunsService implements OnApplicationBootstrap, OnApplication
         m,
       );
     });
-    this.kick();
+    // Inside a keyed request's whole transaction the run commits with the request: a poll before that
+    // would not see it, and a replica without the scheduled jobs would not look again.
+    whenCommitted(() => this.kick());
     return { id, asyncReactorRequestId: id, status: 'pending' };
   }
 
