@@ -1,15 +1,23 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { postgresUrl } from '../support/databases';
 import { TestHttpsServer } from '../support/https-test-server';
 import { TEST_HOST } from '../support/outbound';
 import { ProxyFixture, proxyFixture } from '../support/proxy-fixture';
 import { TEST_MASTER_KEYS } from '../support/test-app';
-import { Document, DOCUMENTS, readDocument, shellBlocks, UNTESTED } from './shell-blocks';
+import {
+  Document,
+  DOCUMENTS,
+  fenceOf,
+  readDocument,
+  shellBlocks,
+  UNTESTED,
+  WALKTHROUGHS,
+} from './shell-blocks';
+import { blocksOf, run, scriptOf } from './walkthroughs';
 
 const ROOT = join(__dirname, '../..');
 const METRICS_TOKEN = randomBytes(32).toString('hex');
@@ -37,74 +45,32 @@ function echoAnything(req: IncomingMessage, res: ServerResponse, body: Buffer): 
   );
 }
 
-/**
- * The document's runnable blocks as one script, with the settings a reader fills in (`NAME=value`, at the start
- * of a line) set to this test's vault. Each setting must be in the document, so a renamed one fails here.
- */
-function scriptOf(document: Document, settings: Record<string, string>): string {
-  const blocks = shellBlocks(readDocument(document)).filter((b) => b.info === '');
-  let script = blocks.map((b) => b.body).join('\n');
-  for (const [name, value] of Object.entries(settings)) {
-    const assignment = new RegExp(`^${name}=\\S+`, 'm');
-    expect({ document, setting: name, found: assignment.test(script) }).toEqual({
-      document,
-      setting: name,
-      found: true,
-    });
-    script = script.replace(assignment, `${name}='${value}'`);
-  }
-  return script;
-}
-
-function run(
-  script: string,
-  cwd: string,
-  env: Record<string, string>,
-): Promise<{ code: number; output: string }> {
-  const header = [
-    'set -euo pipefail',
-    // Any HTTP error fails the run (and shows its body).
-    'curl() { command curl --fail-with-body "$@"; }',
-  ];
-  return new Promise((resolve) => {
-    execFile(
-      'bash',
-      ['-c', [...header, script].join('\n')],
-      {
-        cwd,
-        // The project's Node first on PATH, as under npm scripts; HOME for npx's cache.
-        env: {
-          PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
-          HOME: process.env.HOME ?? cwd,
-          ...env,
-        },
-        timeout: 240_000,
-        maxBuffer: 16 << 20,
-      },
-      (err, stdout, stderr) =>
-        resolve({
-          code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1,
-          output: stdout + stderr,
-        }),
-    );
-  });
-}
-
 describe('the shell examples of the README and the guides', () => {
   it.each(DOCUMENTS)('%s: every block is run, or listed as untested with a reason', (document) => {
     const blocks = shellBlocks(readDocument(document));
     const allowed = UNTESTED[document];
     for (const block of blocks) {
-      expect({ line: block.line, fence: `${block.language} ${block.info}`.trim() }).toEqual({
-        line: block.line,
-        fence: expect.stringMatching(/^sh( no-test)?$/),
-      });
-      if (block.info === 'no-test') {
+      // Throws on an attribute it does not know.
+      const fence = fenceOf(block);
+      expect({ line: block.line, language: block.language }).toEqual({ line: block.line, language: 'sh' });
+      if (fence.walkthrough !== null) {
+        expect({ line: block.line, walkthrough: WALKTHROUGHS[fence.walkthrough]?.document }).toEqual({
+          line: block.line,
+          walkthrough: document,
+        });
+      }
+      if (fence.noTest) {
         const entries = allowed.filter((a) => block.body.startsWith(a.starts));
         expect({ line: block.line, listed: entries.length }).toEqual({ line: block.line, listed: 1 });
       }
     }
-    const untested = blocks.filter((b) => b.info === 'no-test');
+    for (const [name, walkthrough] of Object.entries(WALKTHROUGHS)) {
+      if (walkthrough.document === document) {
+        const own = blocks.filter((b) => fenceOf(b).walkthrough === name).length;
+        expect({ walkthrough: name, hasBlocks: own > 0 }).toEqual({ walkthrough: name, hasBlocks: true });
+      }
+    }
+    const untested = blocks.filter((b) => fenceOf(b).noTest);
     for (const entry of allowed) {
       expect({
         entry: entry.starts,
@@ -142,7 +108,8 @@ describe('the shell examples of the README and the guides', () => {
       settings: Record<string, string>,
       env: Record<string, string> = {},
     ): Promise<string> {
-      const { code, output } = await run(scriptOf(document, settings), work, env);
+      const script = scriptOf(blocksOf(document, null, postgresUrl() !== null), settings);
+      const { code, output } = await run(script, work, env);
       if (code !== 0) {
         throw new Error(`the shell blocks of ${document} failed (exit ${code}):\n${output.slice(-4000)}`);
       }

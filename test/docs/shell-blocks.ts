@@ -10,10 +10,79 @@ export interface ShellBlock {
   line: number;
   /** `sh` or `bash`. */
   language: string;
-  /** What follows the language on the fence (`no-test`), trimmed. */
+  /** What follows the language on the fence, trimmed: the attributes described at FENCE. */
   info: string;
   body: string;
 }
+
+/**
+ * What may follow `sh` on a fence, space-separated:
+ *
+ * - `no-test`: not run; listed in UNTESTED with the reason.
+ * - `walkthrough=<name>`: part of an operator walk-through (WALKTHROUGHS): its blocks run in order in a shell
+ *   of their own, in a folder of their own with its own data folder and database, so the walk-through's vault
+ *   does not disturb the one the document's other blocks use. Without it, a block runs in the document's
+ *   shell against the vault the test starts.
+ * - `server`: the block's last command (with its `\` continuation lines, no trailing comment) starts the vault
+ *   and keeps running, as a reader leaves it in its terminal. The harness runs that command in the
+ *   background, on the walk-through's port (PORT, and VAULT pointing there), and waits until it has
+ *   finished starting: `/health/ready` answers ok or says the vault is sealed (it fails with the server's
+ *   output if the server exits first). The vault is stopped (SIGTERM, waited
+ *   for) when the next server block begins and when the walk-through ends. Walk-throughs only.
+ * - `postgres`: runs only when the test runs on PostgreSQL (DATABASE_URL set); skipped on the embedded one.
+ */
+export interface Fence {
+  noTest: boolean;
+  walkthrough: string | null;
+  server: boolean;
+  postgres: boolean;
+}
+
+export function fenceOf(block: ShellBlock): Fence {
+  const fence: Fence = { noTest: false, walkthrough: null, server: false, postgres: false };
+  for (const word of block.info.split(/\s+/).filter((w) => w !== '')) {
+    const walkthrough = /^walkthrough=([a-z0-9-]+)$/.exec(word);
+    if (word === 'no-test') {
+      fence.noTest = true;
+    } else if (word === 'server') {
+      fence.server = true;
+    } else if (word === 'postgres') {
+      fence.postgres = true;
+    } else if (walkthrough !== null) {
+      fence.walkthrough = walkthrough[1];
+    } else {
+      throw new Error(`line ${block.line}: unknown fence attribute "${word}"`);
+    }
+  }
+  if (fence.noTest && block.info !== 'no-test') {
+    throw new Error(`line ${block.line}: a no-test block takes no other attribute`);
+  }
+  if (fence.server && fence.walkthrough === null) {
+    throw new Error(`line ${block.line}: a server block belongs to a walk-through`);
+  }
+  return fence;
+}
+
+/**
+ * The operator walk-throughs, by the name their fences give. Each starts in an empty folder of its own (the
+ * reader's project folder, as far as the walk-through can tell: `data/` there is its DATA_DIR):
+ *
+ * - `fresh`: nothing more; on PostgreSQL, DATABASE_URL names an empty database of its own.
+ * - `quick-start`: as `fresh`, then the harness starts the vault once and stops it, as the README's Quick
+ *   start leaves it (the development master key in data/master.key, the default tenant and its keys).
+ * - `own-database`: no DATABASE_URL; the walk-through sets up its database server's role and database
+ *   itself, on a PostgreSQL server the harness starts for it (DB_SERVER names its superuser), so the names
+ *   it creates cannot meet another run's.
+ */
+export const WALKTHROUGHS: Record<
+  string,
+  { document: Document; start: 'fresh' | 'quick-start' | 'own-database' }
+> = {
+  'secret-files': { document: 'docs/operations.md', start: 'fresh' },
+  'create-database': { document: 'docs/operations.md', start: 'own-database' },
+  softhsm: { document: 'docs/operations.md', start: 'quick-start' },
+  sealed: { document: 'docs/operations.md', start: 'quick-start' },
+};
 
 /** Fence languages that hold commands: each block of one of these is run, or listed below with a reason. */
 const SHELL_LANGUAGES = new Set(['sh', 'bash', 'shell', 'console', 'zsh']);
@@ -66,37 +135,15 @@ export const UNTESTED: Record<Document, { starts: string; reason: string }[]> = 
     {
       starts: 'export VAULT_MASTER_KEYS=$(cat data/master.key)',
       reason:
-        'reads the data folder of a Quick start that the test does not have (the SoftHSM2 trial does the same)',
-    },
-    {
-      starts: "sudo -u postgres psql -v ON_ERROR_STOP=1 <<'SQL'",
-      reason: 'creates a role and a database as the superuser of the reader’s own server',
-    },
-    {
-      starts: 'DATABASE_URL=postgres://vault:secret@db.internal:5432/vault',
-      reason: 'starts a server that keeps running, on a database host the test does not have',
+        'shows how a setting lists the development key; the SoftHSM2 and sealed walk-throughs run that line',
     },
     {
       starts: 'HOST=127.0.0.1 PORT=3000 PUBLIC_URL=https://vault.example.com',
       reason: 'starts a production server that keeps running, behind the reader’s TLS proxy',
     },
     {
-      starts: 'mkdir -p /tmp/hsm/tokens && chmod 700 /tmp/hsm',
-      reason:
-        'changes the key provider of a Quick start’s data folder and starts a server that keeps running',
-    },
-    {
-      starts: 'VAULT_MASTER_KEYS=key-1:... npm run cli -- keys:split',
-      reason: 'needs the reader’s master keys and starts a sealed server that keeps running',
-    },
-    {
       starts: '# At a terminal: each key holder types or pastes their share',
       reason: 'needs the key holders’ shares of a sealed deployment',
-    },
-    {
-      starts: 'umask 077',
-      reason:
-        'writes the reader’s secrets under /run/secrets and starts a production server that keeps running',
     },
     {
       starts: 'npx nest build',
