@@ -1,6 +1,6 @@
-import type { PoolClient } from 'pg';
+import type { PoolClient, QueryConfig, QueryResult } from 'pg';
 import { Logger } from '@nestjs/common';
-import { EntityManager, QueryFailedError } from 'typeorm';
+import { EntityManager, QueryFailedError, QueryRunner } from 'typeorm';
 import { databaseUnavailable } from '../common/database-unavailable';
 
 /**
@@ -26,30 +26,79 @@ export async function preparedQuery<T extends object>(
   try {
     const client = (await runner.connect()) as PoolClient;
     try {
-      const useName = named && !pooledSessions;
-      const statement = useName
-        ? { name: `${name}#${connectionNumber(client)}`, text, values }
-        : { text, values };
-      return (await client.query<T>(statement)).rows;
+      return (await client.query<T>(statementFor(client, { name, text, values }, named))).rows;
     } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      if (named && (code === '26000' || code === '42P05')) {
-        if (!pooledSessions) {
-          pooledSessions = true;
-          new Logger('Database').warn(
-            `named prepared statements fail here (${String(code)}: a pooler in transaction mode?); sending them unnamed from now on. Set DATABASE_PREPARED_STATEMENTS=false.`,
-          );
-        }
-        // Also for a statement sent named just before the switch: its retry goes unnamed.
-        throw databaseUnavailable();
-      }
-      throw new QueryFailedError(text, values, err as Error);
+      throw failure(err, text, values, named);
     }
   } finally {
     if (runner !== manager.queryRunner) {
       await runner.release();
     }
   }
+}
+
+/** A statement for `pipelined`: without a name or values it goes as a simple query (BEGIN, COMMIT). */
+export interface Statement {
+  name?: string;
+  text: string;
+  values?: unknown[];
+}
+
+/**
+ * Sends `statements` on `runner`'s connection one after the other without waiting for each answer (pg's
+ * pipeline mode): one round trip for all of them. Each is still its own statement, run in order; inside a
+ * transaction a failed one aborts it, so the ones behind it fail too (a COMMIT then answers ROLLBACK).
+ * Resolves to each statement's rows once all have answered, or rejects with the first failure. A statement
+ * with a name is prepared as preparedQuery does (leave it out where DATABASE_PREPARED_STATEMENTS=false).
+ */
+export async function pipelined(runner: QueryRunner, statements: Statement[]): Promise<object[][]> {
+  const client = (await runner.connect()) as PoolClient & { pipeline: boolean };
+  const before = client.pipeline;
+  client.pipeline = true;
+  let answers: PromiseSettledResult<QueryResult<object>>[];
+  try {
+    answers = await Promise.allSettled(
+      statements.map((statement) =>
+        statement.name === undefined && statement.values === undefined
+          ? client.query<object>(statement.text)
+          : client.query<object>(statementFor(client, statement, true)),
+      ),
+    );
+  } finally {
+    client.pipeline = before;
+  }
+  const failed = answers.findIndex((answer) => answer.status === 'rejected');
+  if (failed >= 0) {
+    const { name, text, values = [] } = statements[failed];
+    throw failure((answers[failed] as PromiseRejectedResult).reason, text, values, name !== undefined);
+  }
+  return answers.map((answer) => (answer as PromiseFulfilledResult<QueryResult<object>>).value.rows);
+}
+
+function statementFor(
+  client: PoolClient,
+  { name, text, values = [] }: Statement,
+  named: boolean,
+): QueryConfig {
+  return named && !pooledSessions && name !== undefined
+    ? { name: `${name}#${connectionNumber(client)}`, text, values }
+    : { text, values };
+}
+
+/** What a failed statement throws: TypeORM's QueryFailedError, or a 503 once named statements turn out refused. */
+function failure(err: unknown, text: string, values: unknown[], named: boolean): Error {
+  const code = (err as { code?: unknown }).code;
+  if (named && (code === '26000' || code === '42P05')) {
+    if (!pooledSessions) {
+      pooledSessions = true;
+      new Logger('Database').warn(
+        `named prepared statements fail here (${String(code)}: a pooler in transaction mode?); sending them unnamed from now on. Set DATABASE_PREPARED_STATEMENTS=false.`,
+      );
+    }
+    // Also for a statement sent named just before the switch: its retry goes unnamed.
+    return databaseUnavailable();
+  }
+  return new QueryFailedError(text, values, err as Error);
 }
 
 /**

@@ -2,6 +2,7 @@ import { Global, Injectable, Module } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager } from 'typeorm';
+import type { Statement } from './prepared-query';
 import {
   insideWholeTransaction,
   outOfReach,
@@ -42,9 +43,14 @@ export class Transactions {
   /**
    * Runs `work` in one transaction that every query made meanwhile joins, through whatever service
    * (see whole-transaction.ts): a request whose work must commit together with its idempotent answer.
+   * `opening` goes in the round trip of the BEGIN, and `work` gets its rows.
    */
-  runWhole<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return runWhole(this.dataSource, (manager) => this.open.run(manager, () => work(manager)));
+  runWhole<T>(work: (opened: object[]) => Promise<T>, opening?: Statement): Promise<T> {
+    return runWhole(
+      this.dataSource,
+      (manager, opened) => this.open.run(manager, () => work(opened)),
+      opening,
+    );
   }
 
   /** Whether `run` has a transaction open here. */

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { pipelined, Statement } from './prepared-query';
 
 /**
  * The query runner of a request that runs whole in one transaction (Transactions.runWhole): inside it, every
@@ -13,6 +14,8 @@ const finished = new WeakSet<QueryRunner>();
 const wholeRunners = new WeakSet<QueryRunner>();
 /** What to do once a whole transaction has committed (whenCommitted). */
 const onCommit = new WeakMap<QueryRunner, (() => void)[]>();
+/** What to send in the COMMIT's round trip, before it (commitWith). */
+const closing = new WeakMap<QueryRunner, Statement[]>();
 
 /** Whether the code running now is inside a request's whole transaction. */
 export function insideWholeTransaction(): boolean {
@@ -46,6 +49,19 @@ export function whenCommitted(fn: () => void): void {
   }
 }
 
+/**
+ * Sends `statement` in the round trip of the COMMIT of the whole transaction running here, just before it:
+ * the last write of the transaction at no round trip of its own. If it fails, the COMMIT answers ROLLBACK
+ * and runWhole rejects with its error.
+ */
+export function commitWith(statement: Statement): void {
+  const runner = wholeTransaction.getStore();
+  if (runner === undefined || !insideWholeTransaction()) {
+    throw new Error('commitWith is for the work of an open whole transaction (runWhole)');
+  }
+  closing.set(runner, [...(closing.get(runner) ?? []), statement]);
+}
+
 /** Whether `runner`'s transaction is not to be used from here: it ended, or it is a whole one left behind. */
 export function outOfReach(runner: QueryRunner | undefined): boolean {
   return (
@@ -58,26 +74,38 @@ export function outOfReach(runner: QueryRunner | undefined): boolean {
  * Runs `work` in one transaction on its own connection that every query made meanwhile joins. It ends with
  * COMMIT (or ROLLBACK) sent as such, whatever was left open inside: work still running after it (a
  * savepoint of a task the request did not wait for) fails on the released runner rather than turning the
- * COMMIT into a RELEASE SAVEPOINT.
+ * COMMIT into a RELEASE SAVEPOINT. `opening`, the transaction's first statement, goes in the round trip of
+ * its BEGIN; `work` gets its rows.
  */
 export async function runWhole<T>(
   dataSource: DataSource,
-  work: (manager: EntityManager) => Promise<T>,
+  work: (manager: EntityManager, opened: object[]) => Promise<T>,
+  opening?: Statement,
 ): Promise<T> {
   const runner = dataSource.createQueryRunner();
   wholeRunners.add(runner);
   const end = async (statement: 'COMMIT' | 'ROLLBACK'): Promise<void> => {
     finished.add(runner);
+    const before = statement === 'COMMIT' ? (closing.get(runner) ?? []) : [];
     try {
-      await runner.query(statement);
+      await (before.length === 0
+        ? runner.query(statement)
+        : pipelined(runner, [...before, { text: statement }]));
     } finally {
       // TypeORM's bookkeeping, which COMMIT sent directly does not update.
       Object.assign(runner, { isTransactionActive: false, transactionDepth: 0 });
     }
   };
   try {
-    await runner.startTransaction();
-    const result = await wholeTransaction.run(runner, () => work(runner.manager));
+    let opened: object[] = [];
+    if (opening === undefined) {
+      await runner.startTransaction();
+    } else {
+      // TypeORM's bookkeeping, which START TRANSACTION sent directly does not update.
+      Object.assign(runner, { isTransactionActive: true, transactionDepth: 1 });
+      [, opened] = await pipelined(runner, [{ text: 'START TRANSACTION' }, opening]);
+    }
+    const result = await wholeTransaction.run(runner, () => work(runner.manager, opened));
     await end('COMMIT');
     for (const committed of onCommit.get(runner) ?? []) {
       committed();

@@ -47,8 +47,10 @@ export class AtomicWrites {
       // Settles once the transaction has ended: with the error its commit failed with, if it did.
       const ended = deferred<unknown>();
       let failed = false;
-      const attempt = async (): Promise<Begun | null> => {
-        const begun = await this.idempotency.begin(req, keyed.key, keyed.who, keyed.bodyHash, true);
+      // Sent in the round trip of the BEGIN: it waits there for a concurrent request with the same key.
+      const opening = this.idempotency.openingClaim(req, keyed.key, keyed.who, keyed.bodyHash);
+      const attempt = async (opened: object[]): Promise<Begun | null> => {
+        const begun = await opening.begun(opened);
         if (begun.kind === 'replay') {
           return begun;
         }
@@ -64,17 +66,19 @@ export class AtomicWrites {
         await crashPoint('worked');
         if (res.statusCode >= 400) {
           failed = true;
-          await this.store.abandonIn(begun.ticket);
+          this.store.abandonAtCommit(begun.ticket);
           return null;
         }
-        await this.store.complete(begun.ticket, rerun ? null : captured);
+        // The answer goes in the round trip of the COMMIT.
+        await this.store.completeAtCommit(begun.ticket, rerun ? null : captured);
         await crashPoint('answered');
         return null;
       };
-      this.transactions.runWhole(attempt).then(
-        (found) => {
+      this.transactions.runWhole(attempt, opening.statement).then(
+        async (found) => {
           if (found === null || found.kind !== 'replay') {
             this.idempotency.count(failed ? 'failed' : 'stored');
+            await crashPoint('committed');
             ended.resolve(undefined);
             return;
           }

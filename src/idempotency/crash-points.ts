@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
 
 /** The points of a keyed write at which test/idempotency/crash kills the process. */
-export type CrashPoint = 'claimed' | 'worked' | 'answered';
+export type CrashPoint = 'claimed' | 'worked' | 'answered' | 'committed';
 
 const SETTING = 'TEST_IDEMPOTENCY_PAUSE_AT';
-const POINTS: readonly CrashPoint[] = ['claimed', 'worked', 'answered'];
+const POINTS: readonly CrashPoint[] = ['claimed', 'worked', 'answered', 'committed'];
 
 /**
  * A test-only setting: TEST_IDEMPOTENCY_PAUSE_AT=<point> makes a keyed write stop for good at that point

@@ -7,7 +7,7 @@ import { causeOf } from '../common/supervisor';
 import { MetricsService } from '../metrics/metrics.service';
 import { beforeAnswered, CapturedResponse, captureResponse, replay } from './captured-response';
 import { DisclosureReplay, PendingReplay, ReplayingRequest } from './discloses';
-import { Begun, IdempotencyStore } from './idempotency.store';
+import { Begun, IdempotencyStore, OpeningClaim } from './idempotency.store';
 
 export const IDEMPOTENCY_HEADER = 'bt-idempotency-key';
 const METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -123,19 +123,31 @@ export class Idempotency {
     return true;
   }
 
-  /** Claims the key (`inTransaction`: in the open one, see AtomicWrites), counting refusals (409, 422). */
-  async begin(
-    req: Request,
-    key: string,
-    who: IdempotencyScope,
-    bodyHash: string,
-    inTransaction = false,
-  ): Promise<Begun> {
+  /** Claims the key, counting refusals (409, 422). */
+  begin(req: Request, key: string, who: IdempotencyScope, bodyHash: string): Promise<Begun> {
+    return this.counted(
+      this.store.begin({ ...who, key, method: req.method, path: req.originalUrl, bodyHash }),
+    );
+  }
+
+  /**
+   * The claim as the opening statement of the transaction of the work (see AtomicWrites), and what its rows
+   * mean, counting refusals as `begin` does.
+   */
+  openingClaim(req: Request, key: string, who: IdempotencyScope, bodyHash: string): OpeningClaim {
+    const opening = this.store.openingClaim({
+      ...who,
+      key,
+      method: req.method,
+      path: req.originalUrl,
+      bodyHash,
+    });
+    return { statement: opening.statement, begun: (rows) => this.counted(opening.begun(rows)) };
+  }
+
+  private async counted(begun: Promise<Begun>): Promise<Begun> {
     try {
-      return await this.store.begin(
-        { ...who, key, method: req.method, path: req.originalUrl, bodyHash },
-        inTransaction,
-      );
+      return await begun;
     } catch (err) {
       if (err instanceof ApiError) {
         this.count(err.status === 409 ? 'in_flight' : 'mismatch');

@@ -6,9 +6,11 @@ import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { TenantCipher } from '../crypto/tenant-cipher.service';
-import { preparedQuery } from '../database/prepared-query';
+import { preparedQuery, Statement } from '../database/prepared-query';
 import { StatementBatcher } from '../database/statement-batcher';
+import { commitWith } from '../database/whole-transaction';
 import type { CapturedResponse } from './captured-response';
+import { claimSql, COMPLETE_SQL, releaseSql } from './idempotency-sql';
 
 /** How long a successful response is replayed. */
 export const REPLAY_FOR_MS = 24 * 60 * 60 * 1000;
@@ -47,6 +49,12 @@ export interface Ticket {
   scope: string;
   keyHash: string;
   attempt: string;
+}
+
+/** A claim to send as the first statement of a transaction, and what its rows mean. */
+export interface OpeningClaim {
+  statement: Statement;
+  begun: (rows: object[]) => Promise<Begun>;
 }
 
 export type Begun = { kind: 'run'; ticket: Ticket } | { kind: 'replay'; response: CapturedResponse | null };
@@ -93,12 +101,26 @@ export class IdempotencyStore {
    * AtomicWrites), its own statement, durable with the commit of the work it claims for.
    */
   async begin(request: IdempotentRequest, inTransaction = false): Promise<Begun> {
-    const keyHash = sha256(request.key);
-    const pathHash = sha256(request.path);
-    const attempt = randomUUID();
-    const claim = { ...request, keyHash, pathHash, attempt };
+    const claim = claimOf(request);
     const claimed = inTransaction ? (await this.claimAll([claim], true))[0] : await this.claims.submit(claim);
-    const ticket = { tenantId: request.tenantId, scope: request.scope, keyHash, attempt };
+    return this.begun(claim, claimed, inTransaction);
+  }
+
+  /**
+   * The claim as the first statement of the transaction that does the work (AtomicWrites sends it in the
+   * round trip of the BEGIN), and what its rows mean: this request runs, or a kept answer is replayed.
+   */
+  openingClaim(request: IdempotentRequest): OpeningClaim {
+    const claim = claimOf(request);
+    return {
+      statement: this.claimStatement([claim], true),
+      begun: (rows) => this.begun(claim, won([claim], rows as { attempt: string }[])[0], true),
+    };
+  }
+
+  private async begun(claim: Claim, claimed: boolean, inTransaction: boolean): Promise<Begun> {
+    const { tenantId, scope, keyHash, pathHash, attempt } = claim;
+    const ticket = { tenantId, scope, keyHash, attempt };
     if (claimed) {
       return { kind: 'run', ticket };
     }
@@ -106,18 +128,18 @@ export class IdempotencyStore {
       'find',
       `SELECT method, path_hash, body_hash, state, response FROM idempotency_keys
        WHERE tenant_id = $1 AND scope = $2 AND key_hash = $3`,
-      [request.tenantId, request.scope, keyHash],
+      [tenantId, scope, keyHash],
     );
     if (row === undefined) {
       // Deleted between the two statements (the first request failed): this one may run.
-      return this.begin(request, inTransaction);
+      return this.begin(claim, inTransaction);
     }
     const mismatch =
-      row.method !== request.method
+      row.method !== claim.method
         ? `method (${row.method})`
         : row.path_hash !== pathHash
           ? 'path'
-          : row.body_hash !== request.bodyHash
+          : row.body_hash !== claim.bodyHash
             ? 'body'
             : null;
     if (mismatch !== null) {
@@ -139,7 +161,7 @@ export class IdempotencyStore {
           ? null
           : ((await this.cipher.openJson(
               'idempotency',
-              request.tenantId,
+              tenantId,
               boundTo(ticket),
               row.response,
             )) as CapturedResponse | null),
@@ -163,9 +185,18 @@ export class IdempotencyStore {
     await this.releases.submit(ticket);
   }
 
-  /** abandon, in the caller's transaction (which commits when the caller's work does). */
-  async abandonIn(ticket: Ticket): Promise<void> {
-    await this.releaseAll([ticket], true);
+  /** complete, as the last statement of the open whole transaction, in its COMMIT's round trip (commitWith). */
+  async completeAtCommit(ticket: Ticket, response: CapturedResponse | null): Promise<void> {
+    const sealed =
+      response === null
+        ? null
+        : await this.cipher.sealJson('idempotency', ticket.tenantId, boundTo(ticket), response);
+    commitWith(this.statement('complete', COMPLETE_SQL, [...ticketColumns([ticket]), [sealed]]));
+  }
+
+  /** abandon, as the last statement of the open whole transaction, in its COMMIT's round trip (commitWith). */
+  abandonAtCommit(ticket: Ticket): void {
+    commitWith(this.statement('abandon-in-transaction', releaseSql(true), ticketColumns([ticket])));
   }
 
   /**
@@ -176,77 +207,48 @@ export class IdempotencyStore {
    * `complete`, makes the claim durable too; a claim lost in a crash before either had nothing to protect.
    */
   private async claimAll(requests: Claim[], inTransaction = false): Promise<boolean[]> {
+    return won(requests, await this.run<{ attempt: string }>(this.claimStatement(requests, inTransaction)));
+  }
+
+  /** In the work's transaction, the commit must wait for its flush as the work's own would. */
+  private claimStatement(requests: Claim[], inTransaction: boolean): Statement {
     const now = this.clock.now();
-    // In the work's transaction, the commit must wait for its flush as the work's own would.
-    const flushWait = inTransaction
-      ? ''
-      : `, (SELECT set_config('synchronous_commit', 'off', true)) AS no_flush_wait`;
-    const rows = await this.write<{ attempt: string }>(
-      inTransaction ? 'claim-in-transaction' : 'claim',
-      `INSERT INTO idempotency_keys AS k
-         (tenant_id, scope, key_hash, method, path_hash, body_hash, state, attempt, created_at, expires_at)
-       SELECT r.tenant_id, r.scope, r.key_hash, r.method, r.path_hash, r.body_hash, 'running', r.attempt, $8, $9
-       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::uuid[])
-              AS r (tenant_id, scope, key_hash, method, path_hash, body_hash, attempt)${flushWait}
-       ON CONFLICT (tenant_id, scope, key_hash) DO UPDATE
-         SET method = EXCLUDED.method, path_hash = EXCLUDED.path_hash, body_hash = EXCLUDED.body_hash,
-             state = 'running', attempt = EXCLUDED.attempt, response = NULL,
-             created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-         WHERE k.expires_at <= EXCLUDED.created_at
-            OR (k.state = 'running' AND k.created_at <= $10 AND k.method = EXCLUDED.method
-                AND k.path_hash = EXCLUDED.path_hash AND k.body_hash = EXCLUDED.body_hash)
-       RETURNING k.attempt`,
-      [
-        requests.map((r) => r.tenantId),
-        requests.map((r) => r.scope),
-        requests.map((r) => r.keyHash),
-        requests.map((r) => r.method),
-        requests.map((r) => r.pathHash),
-        requests.map((r) => r.bodyHash),
-        requests.map((r) => r.attempt),
-        now,
-        new Date(now.getTime() + REPLAY_FOR_MS),
-        new Date(now.getTime() - this.staleAfterMs),
-      ],
-    );
-    const won = new Set(rows.map((row) => row.attempt));
-    return requests.map((r) => won.has(r.attempt));
+    return this.statement(inTransaction ? 'claim-in-transaction' : 'claim', claimSql(inTransaction), [
+      requests.map((r) => r.tenantId),
+      requests.map((r) => r.scope),
+      requests.map((r) => r.keyHash),
+      requests.map((r) => r.method),
+      requests.map((r) => r.pathHash),
+      requests.map((r) => r.bodyHash),
+      requests.map((r) => r.attempt),
+      now,
+      new Date(now.getTime() + REPLAY_FOR_MS),
+      new Date(now.getTime() - this.staleAfterMs),
+    ]);
   }
 
   private async completeAll(done: { ticket: Ticket; response: Buffer | null }[]): Promise<void[]> {
-    await this.write(
-      'complete',
-      `UPDATE idempotency_keys AS k SET state = 'done', response = r.response
-       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::bytea[])
-              AS r (tenant_id, scope, key_hash, attempt, response)
-       WHERE k.tenant_id = r.tenant_id AND k.scope = r.scope AND k.key_hash = r.key_hash
-         AND k.attempt = r.attempt`,
-      [...ticketColumns(done.map((d) => d.ticket)), done.map((d) => d.response)],
-    );
+    const tickets = ticketColumns(done.map((d) => d.ticket));
+    await this.run(this.statement('complete', COMPLETE_SQL, [...tickets, done.map((d) => d.response)]));
     return done.map(() => undefined);
   }
 
-  private async releaseAll(tickets: Ticket[], inTransaction = false): Promise<void[]> {
-    await this.write(
-      inTransaction ? 'abandon-in-transaction' : 'abandon',
-      `DELETE FROM idempotency_keys AS k
-       USING unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[]) AS r (tenant_id, scope, key_hash, attempt)
-       WHERE k.tenant_id = r.tenant_id AND k.scope = r.scope AND k.key_hash = r.key_hash
-         AND k.attempt = r.attempt${inTransaction ? '' : ` AND set_config('synchronous_commit', 'off', true) = 'off'`}`,
-      ticketColumns(tickets),
-    );
+  private async releaseAll(tickets: Ticket[]): Promise<void[]> {
+    await this.run(this.statement('abandon', releaseSql(false), ticketColumns(tickets)));
     return tickets.map(() => undefined);
   }
 
-  /** The hot statements, prepared once per connection like the token statements (DATABASE_PREPARED_STATEMENTS). */
   private write<T extends object>(name: string, sql: string, parameters: unknown[]): Promise<T[]> {
-    return preparedQuery<T>(
-      this.dataSource.manager,
-      `idempotency.${name}`,
-      sql,
-      parameters,
-      this.config.databasePreparedStatements,
-    );
+    return this.run<T>(this.statement(name, sql, parameters));
+  }
+
+  /** The hot statements, prepared once per connection like the token statements (DATABASE_PREPARED_STATEMENTS). */
+  private statement(name: string, text: string, values: unknown[]): Statement {
+    return { name: this.config.databasePreparedStatements ? `idempotency.${name}` : undefined, text, values };
+  }
+
+  private run<T extends object>({ name, text, values = [] }: Statement): Promise<T[]> {
+    return preparedQuery<T>(this.dataSource.manager, name ?? '', text, values, name !== undefined);
   }
 
   /** Deletes the keys past their 24 hours, in batches; returns how many. */
@@ -265,6 +267,16 @@ export class IdempotencyStore {
       }
     }
   }
+}
+
+function claimOf(request: IdempotentRequest): Claim {
+  return { ...request, keyHash: sha256(request.key), pathHash: sha256(request.path), attempt: randomUUID() };
+}
+
+/** Per claim, whether it won its key: the claim statement answers the attempts that did. */
+function won(claims: Claim[], rows: { attempt: string }[]): boolean[] {
+  const attempts = new Set(rows.map((row) => row.attempt));
+  return claims.map((c) => attempts.has(c.attempt));
 }
 
 /** Two statements' rows for one key must not share a statement. */

@@ -11,9 +11,10 @@ const RETRY_WITHIN_MS = 5000;
 
 /**
  * Exactly once across a crash (issue 38 item 2): a keyed write killed with SIGKILL after its claim, after its
- * work, or after its answer was kept but before it was sent, then retried with the same key once the vault
- * is back, answers at once and leaves exactly one token (or application): the claim, the work and the
- * answer commit together, so the crash left all of them or none.
+ * work, after its answer was sealed to go with the COMMIT, or after the COMMIT but before the answer was
+ * sent, then retried with the same key once the vault is back, answers at once and leaves exactly one token
+ * (or application): the claim, the work and the answer commit together, so the crash left all of them or
+ * none.
  */
 describe('BT-IDEMPOTENCY-KEY across a SIGKILL', () => {
   let store: FreshStore;
@@ -102,7 +103,7 @@ describe('BT-IDEMPOTENCY-KEY across a SIGKILL', () => {
   });
 
   let tokens = 0;
-  it.each(['claimed', 'worked', 'answered'])(
+  it.each(['claimed', 'worked', 'answered', 'committed'])(
     'POST /tokens killed %s: the retry answers 201 at once and there is exactly one token',
     async (point) => {
       const retried = await crashAndRetry(point, '/tokens', writer, { type: 'token', data: `lost ${point}` });
