@@ -44,7 +44,7 @@
 const { randomBytes } = require('node:crypto');
 const { performance } = require('node:perf_hooks');
 // The service's own implementation, from the build `npm run bench` makes first.
-const { luhnCheckDigit } = require('../dist/src/common/luhn');
+const { cardBody } = require('./card-body');
 
 const { FLOOR_CONNECTIONS, NAMES } = require('./hot-paths');
 const { auditScenarios } = require('./audit-scenarios');
@@ -93,23 +93,6 @@ async function revealApplication(ctx) {
 
 /** Distinct per run and per process, so repeated runs on one database never collide either. */
 const RUN = randomBytes(3).toString('hex');
-let cardCounter = 0;
-
-/** A 16-digit Visa-like number with a correct Luhn check digit, different on every call. */
-function nextCardNumber() {
-  cardCounter += 1;
-  const payload = `4${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}${String(cardCounter % 1e8).padStart(8, '0')}`;
-  return payload + luhnCheckDigit(payload);
-}
-
-function cardBody() {
-  return {
-    type: 'card',
-    data: { number: nextCardNumber(), expiration_month: 12, expiration_year: 2030 },
-    metadata: { k: 'v' },
-  };
-}
-
 function jsonHeaders(key) {
   return { 'bt-api-key': key, 'content-type': 'application/json' };
 }
