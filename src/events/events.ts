@@ -6,11 +6,20 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import type { StatementPart } from '../database/composed-statement';
 import { preparedQuery } from '../database/prepared-query';
 import { Transactions } from '../database/transactions';
+import { currentTraceparent } from '../tracing/spans';
 import { EventSubject, EventType, VaultEvent } from './event-types';
 
 const PUBLISH = `INSERT INTO webhook_deliveries
     (tenant_id, id, webhook_id, event_id, event_type, payload, status, attempts, next_attempt_at, created_at)
   SELECT w.tenant_id, gen_random_uuid(), w.id, e.event_id, e.event_type, e.payload, 'pending', 0, $5, $5
+    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) AS e(tenant_id, event_id, event_type, payload)
+    JOIN webhooks w ON w.tenant_id = e.tenant_id AND w.status = 'enabled' AND e.event_type = ANY (w.events)`;
+
+/** With traces on: each delivery also keeps the publishing span's `traceparent`, to link its own span to. */
+const PUBLISH_TRACED = `INSERT INTO webhook_deliveries
+    (tenant_id, id, webhook_id, event_id, event_type, payload, status, attempts, next_attempt_at, created_at,
+     traceparent)
+  SELECT w.tenant_id, gen_random_uuid(), w.id, e.event_id, e.event_type, e.payload, 'pending', 0, $5, $5, $6
     FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) AS e(tenant_id, event_id, event_type, payload)
     JOIN webhooks w ON w.tenant_id = e.tenant_id AND w.status = 'enabled' AND e.event_type = ANY (w.events)`;
 
@@ -64,17 +73,18 @@ export class Events {
     }
     const now = this.clock.now();
     const payloads = events.map((event) => toPayload(event, now));
-    return {
-      name: 'events.publish',
-      text: PUBLISH,
-      values: [
-        events.map((e) => e.tenantId),
-        payloads.map((p) => p.id),
-        payloads.map((p) => p.type),
-        payloads.map((p) => JSON.stringify(p)),
-        now,
-      ],
-    };
+    const values = [
+      events.map((e) => e.tenantId),
+      payloads.map((p) => p.id),
+      payloads.map((p) => p.type),
+      payloads.map((p) => JSON.stringify(p)),
+      now,
+    ];
+    // Null without traces (nothing is looked up): the statement is then the one without the column.
+    const origin = currentTraceparent();
+    return origin === null
+      ? { name: 'events.publish', text: PUBLISH, values }
+      : { name: 'events.publish.traced', text: PUBLISH_TRACED, values: [...values, origin] };
   }
 }
 

@@ -26,6 +26,7 @@ import { AuditHeadSignatures1764700500000 } from './1764700500000-audit-head-sig
 import { AuditTokenIds1764700700000 } from './1764700700000-audit-token-ids';
 import { AuditSealResume1764800000000 } from './1764800000000-audit-seal-resume';
 import { InvitationMailLogged1764850000000 } from './1764850000000-invitation-mail-logged';
+import { WebhookDeliveryTrace1764900000000 } from './1764900000000-webhook-delivery-trace';
 
 /** Every migration, in order. Listed by class so the same list works from TypeScript (tests) and dist. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   AuditTokenIds1764700700000,
   AuditSealResume1764800000000,
   InvitationMailLogged1764850000000,
+  WebhookDeliveryTrace1764900000000,
 ];

@@ -5,21 +5,19 @@ import {
   propagation,
   SpanStatusCode,
   trace,
+  TraceFlags,
+  type Link,
   type Span,
+  type TextMapPropagator,
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import {
-  defaultResource,
-  detectResources,
-  envDetector,
-  resourceFromAttributes,
-} from '@opentelemetry/resources';
+import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
@@ -32,6 +30,7 @@ import {
 import type { TracingConfig } from '../config/tracing-config';
 import { SafeSpanExporter } from './safe-export';
 import { installTracing, type SpanHandle } from './spans';
+import { formatTraceparent, parseTraceparent } from './traceparent';
 
 /** At shutdown the spans still waiting get this long to reach the collector. */
 const SHUTDOWN_FLUSH_MS = 5000;
@@ -68,11 +67,38 @@ function reportExportProblems(): void {
   );
 }
 
-function handle(span: Span): SpanHandle {
-  return {
-    setAttribute: (key, value) => void span.setAttribute(key, value),
-    fail: () => void span.setStatus({ code: SpanStatusCode.ERROR }),
-  };
+/** `fn` in `span`, which ends with it, failed (status ERROR, no message) when `fn` throws. */
+async function within<T>(span: Span, fn: (span: SpanHandle) => Promise<T>): Promise<T> {
+  try {
+    return await fn({
+      setAttribute: (key, value) => void span.setAttribute(key, value),
+      fail: () => void span.setStatus({ code: SpanStatusCode.ERROR }),
+    });
+  } catch (err) {
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    throw err;
+  } finally {
+    span.end();
+  }
+}
+
+/** OTEL_PROPAGATORS: none leaves the API's no-op propagator (nothing read from requests or sent on). */
+function propagator(config: TracingConfig): TextMapPropagator | null {
+  const chosen = config.propagators.map((name) =>
+    name === 'tracecontext' ? new W3CTraceContextPropagator() : new W3CBaggagePropagator(),
+  );
+  return chosen.length === 0 ? null : new CompositePropagator({ propagators: chosen });
+}
+
+/** The link to a stored `traceparent`'s span; none for a value that is not one. */
+function linkTo(origin: string | null): Link[] {
+  const ids = origin === null ? null : parseTraceparent(origin);
+  return ids === null ? [] : [{ context: { ...ids, isRemote: true } }];
+}
+
+/** Boot warnings (an OTEL_PROPAGATORS entry ignored) as JSON lines on stderr, like the export problems. */
+function warnIgnored(config: TracingConfig): void {
+  config.warnings.forEach((message) => diag.warn(message));
 }
 
 /**
@@ -83,16 +109,22 @@ function handle(span: Span): SpanHandle {
  */
 export function startTracing(config: TracingConfig): void {
   reportExportProblems();
+  warnIgnored(config);
   const provider = new TracerProvider({
     sampler: sampler(config),
-    resource: defaultResource()
-      .merge(detectResources({ detectors: [envDetector] }))
-      .merge(resourceFromAttributes({ 'service.name': config.serviceName })),
+    resource: defaultResource().merge(
+      resourceFromAttributes({ ...config.resourceAttributes, 'service.name': config.serviceName }),
+    ),
     spanLimits: { attributeValueLengthLimit: MAX_ATTRIBUTE_LENGTH },
-    spanProcessors: [new BatchSpanProcessor({ exporter: new SafeSpanExporter(new OTLPTraceExporter()) })],
+    spanProcessors: [
+      new BatchSpanProcessor({ exporter: new SafeSpanExporter(new OTLPTraceExporter()), ...config.batch }),
+    ],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  const chosen = propagator(config);
+  if (chosen !== null) {
+    propagation.setGlobalPropagator(chosen);
+  }
   trace.setGlobalTracerProvider(provider);
   registerInstrumentations({
     tracerProvider: provider,
@@ -114,17 +146,20 @@ export function startTracing(config: TracingConfig): void {
   });
   const tracer = provider.getTracer('token-vault');
   installTracing({
-    inSpan: (name, fn) =>
-      tracer.startActiveSpan(name, async (span) => {
-        try {
-          return await fn(handle(span));
-        } catch (err) {
-          span.setStatus({ code: SpanStatusCode.ERROR });
-          throw err;
-        } finally {
-          span.end();
-        }
-      }),
+    inSpan: (name, fn) => tracer.startActiveSpan(name, (span) => within(span, fn)),
+    // Linked, not a child: the OpenTelemetry guidance for work a request only queued (a span may end
+    // long before the job runs, and one request's events fan out to several deliveries).
+    inLinkedSpan: (name, origin, fn) =>
+      tracer.startActiveSpan(name, { root: true, links: linkTo(origin) }, (span) => within(span, fn)),
+    traceparent: () => {
+      const current = trace.getSpan(context.active())?.spanContext();
+      // Only a recorded span: a link to one that was never exported would lead nowhere.
+      return current === undefined ||
+        !trace.isSpanContextValid(current) ||
+        (current.traceFlags & TraceFlags.SAMPLED) === 0
+        ? null
+        : formatTraceparent(current);
+    },
     bind: (fn) => context.bind(context.active(), fn),
     logFields: (): Record<string, string> => {
       const current = trace.getSpan(context.active())?.spanContext();

@@ -13,6 +13,10 @@ export interface SpanHandle {
 
 export interface Tracing {
   inSpan<T>(name: string, fn: (span: SpanHandle) => Promise<T>): Promise<T>;
+  /** A new trace (a job's own, not a child of whatever is current), linked to the span `origin` names. */
+  inLinkedSpan<T>(name: string, origin: string | null, fn: (span: SpanHandle) => Promise<T>): Promise<T>;
+  /** The current span as a W3C `traceparent` (built from its ids, nothing else), if it is recorded. */
+  traceparent(): string | null;
   /** `fn` run in the current span's context wherever it is called from (a worker's message, a timer). */
   bind<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
   /** `trace_id` and `span_id` of the current span, if any. */
@@ -37,6 +41,24 @@ export function tracingOn(): boolean {
 /** Runs `fn` in a new span (a child of the current one); without traces, just runs it. */
 export function inSpan<T>(name: string, fn: (span: SpanHandle) => Promise<T>): Promise<T> {
   return active === null ? fn(NO_SPAN) : active.inSpan(name, fn);
+}
+
+/**
+ * Runs `fn` in the span of a job that an earlier span caused (a webhook delivery of a request's event): a
+ * new trace, linked to `origin` (the `traceparent` currentTraceparent gave then) when there is one. Without
+ * traces, just runs it.
+ */
+export function inLinkedSpan<T>(
+  name: string,
+  origin: string | null,
+  fn: (span: SpanHandle) => Promise<T>,
+): Promise<T> {
+  return active === null ? fn(NO_SPAN) : active.inLinkedSpan(name, origin, fn);
+}
+
+/** The current span as a `traceparent` to store with work done later; null without traces or a span. */
+export function currentTraceparent(): string | null {
+  return active === null ? null : active.traceparent();
 }
 
 export function bindToCurrentSpan<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {

@@ -11,6 +11,8 @@ export interface ClaimedDelivery {
   event_type: string;
   payload: string;
   attempts: number;
+  /** The span that published the event (with traces on), for the delivery span's link. */
+  traceparent: string | null;
 }
 
 /**
@@ -53,7 +55,7 @@ UPDATE webhook_deliveries d
    SET attempts = d.attempts + 1, last_attempt_at = $1, next_attempt_at = $2, leased_until = $2
   FROM picked
  WHERE d.tenant_id = picked.tenant_id AND d.id = picked.id
-RETURNING d.tenant_id, d.id, d.webhook_id, d.event_id, d.event_type, d.payload, d.attempts`;
+RETURNING d.tenant_id, d.id, d.webhook_id, d.event_id, d.event_type, d.payload, d.attempts, d.traceparent`;
 
 /** Claims run one at a time over every replica, so each sees the leases of the one before. */
 const CLAIM_LOCK = "SELECT pg_advisory_xact_lock(hashtext('webhook-delivery-claim'))";

@@ -10,7 +10,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Mailer } from '../mail/mailer';
 import { MetricsService } from '../metrics/metrics.service';
 import { OutboundClient, OutboundError } from '../outbound';
-import { inSpan, SpanHandle } from '../tracing/spans';
+import { inLinkedSpan, SpanHandle } from '../tracing/spans';
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signatureHeader } from './webhook-signature';
 import { Webhook } from './webhook.entity';
 import { ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
@@ -106,7 +106,9 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
         });
       }
       for (const row of rows) {
-        const attempt: Promise<void> = inSpan('webhook deliver', (span) => this.attempt(row, span))
+        const attempt: Promise<void> = inLinkedSpan('webhook deliver', row.traceparent, (span) =>
+          this.attempt(row, span),
+        )
           .catch((err: unknown) => {
             // Its lease lapses and a later look tries it again.
             this.logger.warn({ webhook: row.webhook_id, cause: causeOf(err) }, 'webhook attempt failed');
@@ -130,7 +132,10 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
     return this.deliveries.claim(now, leaseUntil, max, this.config.webhookTenantConcurrency);
   }
 
-  /** One attempt, one span: the POST's client span and the statements are its children. */
+  /**
+   * One attempt, one span, linked to the span that published the event: the POST's client span (whose
+   * `traceparent` the receiver gets) and the statements are its children.
+   */
   private async attempt(row: ClaimedDelivery, span: SpanHandle): Promise<void> {
     span.setAttribute('token_vault.webhook.id', row.webhook_id);
     span.setAttribute('token_vault.webhook.event_type', row.event_type);

@@ -12,6 +12,8 @@ export interface ReceivedSpan {
   statusCode: number;
   attributes: Record<string, unknown>;
   events: { name: string; attributes: Record<string, unknown> }[];
+  /** The spans this one links to (another trace's, for a webhook delivery). */
+  links: { traceId: string; spanId: string; attributes: Record<string, unknown> }[];
   resource: Record<string, unknown>;
 }
 
@@ -64,6 +66,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
               status?: { code?: number };
               attributes?: OtlpKeyValue[];
               events?: { name: string; attributes?: OtlpKeyValue[] }[];
+              links?: { traceId: string; spanId: string; attributes?: OtlpKeyValue[] }[];
             }[];
           }[];
         }[];
@@ -80,6 +83,11 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
             statusCode: span.status?.code ?? 0,
             attributes: plain(span.attributes),
             events: (span.events ?? []).map((e) => ({ name: e.name, attributes: plain(e.attributes) })),
+            links: (span.links ?? []).map((l) => ({
+              traceId: l.traceId,
+              spanId: l.spanId,
+              attributes: plain(l.attributes),
+            })),
             resource,
           });
         }

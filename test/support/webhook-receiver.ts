@@ -71,10 +71,17 @@ export async function deliveryRows(
   ctx: TestContext,
   tenantId: string,
 ): Promise<
-  { event_type: string; status: string; attempts: number; payload: string; last_error: string | null }[]
+  {
+    event_type: string;
+    status: string;
+    attempts: number;
+    payload: string;
+    last_error: string | null;
+    traceparent: string | null;
+  }[]
 > {
   return ctx.dataSource.query(
-    `SELECT event_type, status, attempts, payload, last_error FROM webhook_deliveries
+    `SELECT event_type, status, attempts, payload, last_error, traceparent FROM webhook_deliveries
       WHERE tenant_id = $1 ORDER BY created_at, event_type`,
     [tenantId],
   );

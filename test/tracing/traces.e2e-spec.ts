@@ -4,34 +4,24 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { FreshStore, freshStore } from '../support/fresh-store';
 import { startHttpsTestServer, TestHttpsServer } from '../support/https-test-server';
-import { OtlpReceiver, ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver';
+import { OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver';
 import { TEST_HOST } from '../support/outbound';
-import { ensureBuild, exitWithin, freePort, spawnServer, waitForOutput } from '../support/spawned-server';
-import { TEST_MASTER_KEYS } from '../support/test-app';
+import { ensureBuild, freePort, spawnServer } from '../support/spawned-server';
+import {
+  ancestors,
+  bootTracedVault,
+  callerTraceparent,
+  CLIENT_KIND,
+  SERVER_KIND,
+  TRACED_KEY,
+  TRACED_SCRIPT,
+  waitUntil,
+} from '../support/traced-boot';
 import { createTestCa, TestCa } from '../support/test-pki';
 import { cardData } from '../support/token-factory';
 import { signatureValid } from '../support/webhook-receiver';
 
 const ROOT = join(__dirname, '..', '..');
-const SERVER = 2;
-const CLIENT = 3;
-const KEY = 'key_' + '7'.repeat(44);
-
-/** The spans of one trace, and the ancestors of a span within it. */
-function ancestors(spans: ReceivedSpan[], span: ReceivedSpan): string[] {
-  const byId = new Map(spans.map((s) => [s.spanId, s]));
-  const chain: string[] = [];
-  for (let at = byId.get(span.parentSpanId); at !== undefined; at = byId.get(at.parentSpanId)) {
-    chain.push(at.spanId);
-  }
-  return chain;
-}
-
-function traceparent(): { header: string; traceId: string; parentId: string } {
-  const traceId = randomBytes(16).toString('hex');
-  const parentId = randomBytes(8).toString('hex');
-  return { header: `00-${traceId}-${parentId}-01`, traceId, parentId };
-}
 
 describe('without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
   beforeAll(() => ensureBuild(), 180_000);
@@ -79,47 +69,20 @@ describe('traces to an OTLP/HTTP receiver', () => {
     await store?.drop();
   });
 
-  async function boot(how: 'node' | { script: string }, env: Record<string, string> = {}) {
-    const port = await freePort();
-    const server = spawnServer(
-      {
-        ...store.env,
-        PORT: String(port),
-        VAULT_MASTER_KEYS: TEST_MASTER_KEYS,
-        VAULT_BOOTSTRAP_API_KEY: KEY,
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-        OTEL_SERVICE_NAME: 'vault-under-test',
-        ...env,
-      },
-      how,
-    );
-    servers.push(server);
-    await waitForOutput(server, how === 'node' ? 'Token Vault is running' : 'traced test vault', 60_000);
-    const call = async (path: string, key: string, init: RequestInit = {}) => {
-      const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-        ...init,
-        headers: { 'content-type': 'application/json', 'BT-API-KEY': key, ...init.headers },
-      });
-      const text = await res.text();
-      const body = (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>;
-      return { status: res.status, body };
-    };
-    const stop = async () => {
-      server.process.kill('SIGTERM');
-      expect((await exitWithin(server)).code).toBe(0);
-    };
-    return { server, call, stop };
-  }
+  const boot = (how: 'node' | { script: string }, env: Record<string, string> = {}) =>
+    bootTracedVault(store, receiver, how, env, servers);
 
   it('node dist/src/main.js: a request continues the caller’s trace, with its statements, and log lines carry the ids', async () => {
     const vault = await boot('node');
-    const caller = traceparent();
-    const res = await vault.call('/applications/key', KEY, { headers: { traceparent: caller.header } });
+    const caller = callerTraceparent();
+    const res = await vault.call('/applications/key', TRACED_KEY, {
+      headers: { traceparent: caller.header },
+    });
     expect(res.status).toBe(200);
     await vault.stop();
 
     const trace = receiver.spans.filter((s) => s.traceId === caller.traceId);
-    const server = trace.find((s) => s.kind === SERVER);
+    const server = trace.find((s) => s.kind === SERVER_KIND);
     expect(server).toMatchObject({
       name: 'GET /applications/key',
       parentSpanId: caller.parentId,
@@ -129,12 +92,7 @@ describe('traces to an OTLP/HTTP receiver', () => {
     const statements = trace.filter((s) => s.attributes['db.system.name'] === 'postgresql');
     expect(statements.length).toBeGreaterThan(0);
     statements.forEach((s) => expect(ancestors(trace, s)).toContain(server!.spanId));
-    const lines = vault.server
-      .output()
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines).toContainEqual(
+    expect(vault.lines()).toContainEqual(
       expect.objectContaining({
         msg: 'request completed',
         trace_id: caller.traceId,
@@ -145,28 +103,25 @@ describe('traces to an OTLP/HTTP receiver', () => {
 
   it('a collector that cannot be reached: requests are served, the shutdown still exits 0 and says the spans were lost', async () => {
     const vault = await boot('node', { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}` });
-    expect((await vault.call('/applications/key', KEY)).status).toBe(200);
+    expect((await vault.call('/applications/key', TRACED_KEY)).status).toBe(200);
     await vault.stop();
     expect(vault.server.output()).toContain('the spans still waiting could not be sent to the collector');
   });
 
   it('a proxied call: server span → statements, a sandbox run and the outbound call; the destination and a webhook get the trace', async () => {
-    const vault = await boot(
-      { script: join(ROOT, 'test', 'support', 'traced-vault.js') },
-      {
-        TEST_DESTINATION_HOST: TEST_HOST,
-        PROXY_ALLOW_LOOPBACK: 'true',
-        PROXY_CA_FILE: ca.file,
-        SANDBOX_WORKERS: '1',
-      },
-    );
+    const vault = await boot(TRACED_SCRIPT, {
+      TEST_DESTINATION_HOST: TEST_HOST,
+      PROXY_ALLOW_LOOPBACK: 'true',
+      PROXY_CA_FILE: ca.file,
+      SANDBOX_WORKERS: '1',
+    });
     const base = `https://${TEST_HOST}:${destination.port}`;
-    const webhook = await vault.call('/webhooks', KEY, {
+    const webhook = await vault.call('/webhooks', TRACED_KEY, {
       method: 'POST',
       body: JSON.stringify({ name: 'traced', url: `${base}/hook`, events: ['token.created'] }),
     });
     expect(webhook.status).toBe(201);
-    const app = await vault.call('/applications', KEY, {
+    const app = await vault.call('/applications', TRACED_KEY, {
       method: 'POST',
       body: JSON.stringify({
         name: 'traced',
@@ -190,7 +145,7 @@ describe('traces to an OTLP/HTTP receiver', () => {
       body: JSON.stringify({ type: 'card', data: card }),
     });
     expect(token.status).toBe(201);
-    const proxy = await vault.call('/proxies', KEY, {
+    const proxy = await vault.call('/proxies', TRACED_KEY, {
       method: 'POST',
       body: JSON.stringify({
         name: 'traced',
@@ -202,25 +157,26 @@ describe('traces to an OTLP/HTTP receiver', () => {
     });
     expect(proxy.status).toBe(201);
 
-    const caller = traceparent();
+    const caller = callerTraceparent();
+    const baggage = `caller.note=${randomBytes(12).toString('hex')}`;
     // The proxy key in the query string: the HTTP instrumentation would record it in `url.query`.
     const res = await vault.call(`/proxy?bt-proxy-key=${proxy.body.key as string}`, appKey, {
       method: 'POST',
-      headers: { traceparent: caller.header },
+      headers: { traceparent: caller.header, baggage },
       body: JSON.stringify({ number: `{{ ${token.body.id as string} | json: '$.number' }}` }),
     });
     expect(res.status).toBe(200);
     const charge = received.find((r) => r.url === '/charge');
     expect(JSON.parse(charge!.body)).toEqual({ number: card.number });
-    for (let waited = 0; !received.some((r) => r.url === '/hook') && waited < 20_000; waited += 100) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitUntil(() => received.some((r) => r.url === '/hook'), 20_000);
     await vault.stop();
 
     const trace = receiver.spans.filter((s) => s.traceId === caller.traceId);
-    const server = trace.find((s) => s.kind === SERVER)!;
+    const server = trace.find((s) => s.kind === SERVER_KIND)!;
     expect(server).toMatchObject({ name: 'POST /proxy', parentSpanId: caller.parentId });
-    const outbound = trace.find((s) => s.kind === CLIENT && s.attributes['server.address'] === TEST_HOST)!;
+    const outbound = trace.find(
+      (s) => s.kind === CLIENT_KIND && s.attributes['server.address'] === TEST_HOST,
+    )!;
     expect(outbound.attributes).toMatchObject({
       'http.request.method': 'POST',
       'http.response.status_code': 200,
@@ -234,6 +190,9 @@ describe('traces to an OTLP/HTTP receiver', () => {
     }
     // The destination continues the same trace, as a child of the outbound span.
     expect(charge!.headers.traceparent).toBe(`00-${caller.traceId}-${outbound.spanId}-01`);
+    // The caller's baggage goes on with the call (the default propagators), and nowhere else.
+    expect(charge!.headers.baggage).toBe(baggage);
+    expect(vault.server.output()).not.toContain(baggage.split('=')[1]);
 
     // The webhook delivery: its own trace (a job, not a request), its POST's traceparent, a valid signature.
     const hook = received.find((r) => r.url === '/hook')!;
@@ -254,10 +213,11 @@ describe('traces to an OTLP/HTTP receiver', () => {
     const exported = receiver.bodies.join('\n');
     for (const secret of [
       card.number,
-      KEY,
+      TRACED_KEY,
       appKey,
       proxy.body.key as string,
       webhook.body.secret as string,
+      baggage.split('=')[1],
     ]) {
       expect(exported).not.toContain(secret);
     }

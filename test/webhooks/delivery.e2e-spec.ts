@@ -116,7 +116,9 @@ describe('webhook deliveries', () => {
     await create(1);
     expect(await sender().deliverDue()).toBe(1);
     let [row] = await deliveryRows(fx.ctx, tenant.tenantId);
-    expect(row).toMatchObject({ status: 'pending', attempts: 1, last_error: 'HTTP_500' });
+    // Without traces nothing of a trace is written (the link of a traced delivery: test/tracing).
+    expect(row).toMatchObject({ status: 'pending', attempts: 1, last_error: 'HTTP_500', traceparent: null });
+    expect(receiver.received[0].headers.traceparent).toBeUndefined();
     expect(await sender().deliverDue()).toBe(0);
     clock.advance(60_000);
     expect(await sender().deliverDue()).toBe(1);
