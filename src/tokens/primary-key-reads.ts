@@ -11,7 +11,7 @@ interface Key {
 }
 
 /**
- * Reads of single tokens by primary key, as the reveal route makes them: a read that arrives while none is
+ * Reads of tokens by primary key, as the reveal route and detokenization make them: a read that arrives while none is
  * in flight goes at once, alone, by plain primary key; reads that arrive meanwhile go together in the next
  * statement (StatementBatcher), one round trip and one socket write for all of them. Each read gets its
  * own row, so no two requests ever share an object.
@@ -39,8 +39,20 @@ export class PrimaryKeyReads {
 
   /** The token's row, deleted or expired ones included; undefined when the tenant has no such token. */
   find(tenantId: string, id: string): Promise<Row | undefined> {
+    return this.batcher.submit(this.key(tenantId, id));
+  }
+
+  /**
+   * find() of several tokens of one request (a detokenization's): they go in the same statement, with the
+   * reads of other requests that arrive meanwhile. One answer per id, in order.
+   */
+  findMany(tenantId: string, ids: readonly string[]): Promise<(Row | undefined)[]> {
+    return this.batcher.submitAll(ids.map((id) => this.key(tenantId, id)));
+  }
+
+  private key(tenantId: string, id: string): Key {
     this.seq = (this.seq + 1) % Number.MAX_SAFE_INTEGER;
-    return this.batcher.submit({ tenantId, id, seq: this.seq });
+    return { tenantId, id, seq: this.seq };
   }
 
   private async read(keys: Key[]): Promise<(Row | undefined)[]> {
