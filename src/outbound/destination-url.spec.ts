@@ -177,3 +177,44 @@ describe('checkHostname', () => {
     expect(checkHostname('api.example.com.')).toEqual({ ok: true, hostname: 'api.example.com' });
   });
 });
+
+describe('checkDestinationUrl given back the URL it passed', () => {
+  function passed(url: string, allowLoopback = false): URL {
+    const check = checkDestinationUrl(url, { allowLoopback });
+    if (!check.ok) {
+      throw new Error(`refused: ${url}`);
+    }
+    return check.url;
+  }
+
+  it('answers as before, for the same URL object, when it is unchanged', () => {
+    const url = passed('https://api.example.com:8443/v1?a=1');
+    const again = checkDestinationUrl(url);
+    expect(again).toEqual({ ok: true, url, hostname: 'api.example.com', port: 8443 });
+    expect(checkDestinationUrl(url)).toBe(again);
+  });
+
+  it('checks it again once it was changed', () => {
+    const url = passed('https://api.example.com/');
+    url.hostname = '169.254.169.254';
+    expect(checkDestinationUrl(url)).toEqual({ ok: false, reason: IP_LITERAL });
+    const moved = passed('https://api.example.com/');
+    moved.port = '8443';
+    expect(checkDestinationUrl(moved)).toMatchObject({ ok: true, port: 8443 });
+  });
+
+  it('checks it again under other options', () => {
+    const url = passed('https://localhost/', true);
+    expect(checkDestinationUrl(url, { allowLoopback: true })).toMatchObject({ ok: true });
+    expect(checkDestinationUrl(url)).toMatchObject({ ok: false });
+  });
+
+  it('checks a URL again that reads back other than the text that passed', () => {
+    const check = checkDestinationUrl('https://API.example.com');
+    expect(check).toMatchObject({ ok: true, hostname: 'api.example.com' });
+    const url = (check as { url: URL }).url;
+    const again = checkDestinationUrl(url);
+    expect(again).toEqual(check);
+    expect(again).not.toBe(check);
+  });
+});

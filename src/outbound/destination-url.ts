@@ -69,12 +69,34 @@ export function checkHostname(hostname: string, options: StaticCheckOptions = {}
 }
 
 /**
+ * The URLs that checkDestinationUrl returned, with the options they passed under: one handed back unchanged
+ * (the forwarder's checked URL, given to the outbound client) is not parsed and checked again.
+ */
+const passed = new WeakMap<URL, { href: string; allowLoopback: boolean; check: DestinationCheck }>();
+
+/**
  * The checks that need no DNS: `https:` only, a DNS host name (no IP literal in any notation, no local
  * names), no user information, a valid port. /proxies validates `destination_url` with this at write time;
  * the outbound client repeats it on every request and then checks the resolved addresses.
  */
 export function checkDestinationUrl(input: string | URL, options: StaticCheckOptions = {}): DestinationCheck {
   const raw = typeof input === 'string' ? input : input.href;
+  const allowLoopback = options.allowLoopback === true;
+  if (typeof input !== 'string') {
+    const earlier = passed.get(input);
+    if (earlier !== undefined && earlier.href === raw && earlier.allowLoopback === allowLoopback) {
+      return earlier.check;
+    }
+  }
+  const check = checkText(raw, options);
+  // Kept only when the URL reads back as the text that passed: then checking it again gives this answer.
+  if (check.ok && check.url.href === raw) {
+    passed.set(check.url, { href: raw, allowLoopback, check });
+  }
+  return check;
+}
+
+function checkText(raw: string, options: StaticCheckOptions): DestinationCheck {
   if (raw.length > MAX_URL_LENGTH) {
     return refuse('the URL is too long');
   }
