@@ -30,19 +30,56 @@ export function bodyKind(contentType: string | undefined): BodyKind {
   return 'opaque';
 }
 
-/** Reads a stream to its end, refusing more than `maxBytes` with `tooLarge()` as soon as it is passed. */
-export async function readAll(stream: Readable, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) {
-      stream.destroy();
-      throw tooLarge();
+/**
+ * Reads a stream to its end, refusing more than `maxBytes` with `tooLarge()` as soon as it is passed. Fails
+ * with the stream's error, or if it closes before its end. Plain listeners rather than an async iterator:
+ * this runs twice per proxied request (its body and the destination's answer).
+ */
+export function readAll(stream: Readable, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const settle = (err: Error | null): void => {
+      if (settled) {
+        return;
+      }
+      settled = true;
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('close', onClose);
+      // The error listener stays (a no-op once settled): a later error must not go unhandled.
+      if (err === null) {
+        resolve(Buffer.concat(chunks, size));
+      } else {
+        reject(err);
+      }
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        stream.destroy();
+        settle(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => settle(null);
+    const onError = (err: Error): void => settle(err);
+    const onClose = (): void => settle(stream.errored ?? prematureClose());
+    if (stream.readableEnded || stream.destroyed) {
+      settle(stream.readableEnded ? null : (stream.errored ?? prematureClose()));
+      return;
     }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+    stream.on('error', onError);
+    stream.on('end', onEnd);
+    stream.on('close', onClose);
+    stream.on('data', onData);
+  });
+}
+
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
 export function requestTooLarge(): ApiError {
