@@ -47,8 +47,11 @@ interface Route {
   proxy: LoadedProxy | null;
   /** The authenticated caller, whose idempotency keys apply; null for an anonymous call (keeps none). */
   caller: Principal | null;
-  /** The destination's part of the caller's idempotency key space: one space per caller and destination. */
-  keySpace: string;
+  /**
+   * The destination's part of the caller's idempotency key space: one space per caller and destination.
+   * Worked out only for a keyed request (a URL's is a digest).
+   */
+  keySpace: () => string;
 }
 
 /**
@@ -103,7 +106,7 @@ export class ProxyForwarder {
       const owner =
         route.caller === null
           ? this.idempotency.refuseAnonymous()
-          : this.idempotency.scopeOf(route.caller, route.keySpace);
+          : this.idempotency.scopeOf(route.caller, route.keySpace());
       const bodyHash = createHash('sha256')
         .update(raw ?? Buffer.alloc(0))
         .digest('hex');
@@ -203,7 +206,8 @@ export class ProxyForwarder {
     }
     // Calls with BT-PROXY-URL always authenticate (spec §5 rule 2).
     const caller = await this.caller(req, res);
-    return { destination: url, detokenizer: caller, proxy: null, caller, keySpace: `url:${sha256(url)}` };
+    const keySpace = (): string => `url:${sha256(url)}`;
+    return { destination: url, detokenizer: caller, proxy: null, caller, keySpace };
   }
 
   private async configuredRoute(req: Request, res: Response, key: string): Promise<Route> {
@@ -226,7 +230,7 @@ export class ProxyForwarder {
         // Another tenant's proxy is answered like a missing one: its existence is not revealed.
         throw new ApiError(404, 'No proxy has this proxy key.');
       }
-      const keySpace = `proxy:${proxy.proxy.id}`;
+      const keySpace = (): string => `proxy:${proxy.proxy.id}`;
       return { destination: proxy.proxy.destinationUrl, detokenizer: caller, proxy, caller, keySpace };
     }
     // No caller: limited per proxy and address; the proxy's application (if any) supplies the rights to
@@ -240,7 +244,7 @@ export class ProxyForwarder {
       detokenizer: application,
       proxy,
       caller: null,
-      keySpace: `proxy:${proxy.proxy.id}`,
+      keySpace: () => `proxy:${proxy.proxy.id}`,
     };
   }
 

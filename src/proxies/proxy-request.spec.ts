@@ -97,6 +97,22 @@ describe('returnedHeaders', () => {
   });
 });
 
+describe('the Connection header', () => {
+  it('names fields to strip when it names more than one hop-by-hop field, over several lines too', () => {
+    expect(
+      returnedHeaders(['Connection', 'keep-alive', 'X-Hop', '1', 'Connection', 'X-Hop', 'ETag', 'e']),
+    ).toEqual([['ETag', 'e']]);
+    expect(forwardedHeaders({ connection: 'close', close: 'x', 'x-kept': '1' })).toEqual({ 'x-kept': '1' });
+  });
+
+  it('names nothing more when it is only keep-alive, in any case', () => {
+    expect(returnedHeaders(['Connection', 'Keep-Alive', 'Keep-Alive', 'timeout=5', 'ETag', 'e'])).toEqual([
+      ['ETag', 'e'],
+    ]);
+    expect(forwardedHeaders({ connection: 'keep-alive', 'x-kept': '1' })).toEqual({ 'x-kept': '1' });
+  });
+});
+
 describe('headersFromCode', () => {
   it('keeps valid names and scalar values, lower-cased, and drops the rest', () => {
     expect(

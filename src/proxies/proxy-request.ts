@@ -39,20 +39,32 @@ export function forwardedHeaders(headers: IncomingHttpHeaders): HeaderMap {
 
 /** The destination's response headers as our caller gets them: raw names and order, minus hop-by-hop. */
 export function returnedHeaders(rawHeaders: string[]): [string, string][] {
+  const connection: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    if (rawHeaders[i].toLowerCase() === 'connection') {
+      connection.push(rawHeaders[i + 1]);
+    }
+  }
+  const named = connectionNamed(connection.length <= 1 ? connection[0] : connection);
   const pairs: [string, string][] = [];
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    pairs.push([rawHeaders[i], rawHeaders[i + 1]]);
+    const lower = rawHeaders[i].toLowerCase();
+    if (!HOP_BY_HOP_HEADERS.has(lower) && !named.has(lower)) {
+      pairs.push([rawHeaders[i], rawHeaders[i + 1]]);
+    }
   }
-  const named = connectionNamed(pairs.filter(([n]) => n.toLowerCase() === 'connection').map(([, v]) => v));
-  return pairs.filter(([name]) => {
-    const lower = name.toLowerCase();
-    return !HOP_BY_HOP_HEADERS.has(lower) && !named.has(lower);
-  });
+  return pairs;
 }
 
-function connectionNamed(value: string | string[] | undefined): Set<string> {
+/** A Connection value naming one hop-by-hop field (the usual `keep-alive`) adds nothing to strip. */
+const NOTHING_NAMED: ReadonlySet<string> = new Set<string>();
+
+function connectionNamed(value: string | string[] | undefined): ReadonlySet<string> {
+  if (value === undefined || (typeof value === 'string' && HOP_BY_HOP_HEADERS.has(value.toLowerCase()))) {
+    return NOTHING_NAMED;
+  }
   const named = new Set<string>();
-  for (const token of [value ?? []].flat().join(',').split(',')) {
+  for (const token of [value].flat().join(',').split(',')) {
     if (token.trim() !== '') {
       named.add(token.trim().toLowerCase());
     }
