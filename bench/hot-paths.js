@@ -271,8 +271,13 @@ const FLOOR_PAIRS = [
  * it (its rows, their indexes, the audit records and their sealing). A target above the ceiling cannot be met
  * by any code in the server, only by asking less of the database.
  *
+ * `server_budget` is the bound the other way round: the server CPU per request at which the route, with its
+ * own database work, would reach the target on a machine whose cores are all busy (floor total ÷ target −
+ * route database). A route whose server spends more cannot reach the target; at or below 0 no server can.
+ * Null for a row without a target.
+ *
  * Rows lacking a figure are left out: [{ route, server, database, floor_server, floor_database,
- * floor_over_route, ceiling, target }] (CPU in ms per request).
+ * floor_over_route, ceiling, server_budget, target }] (CPU in ms per request).
  */
 function floorCpu(rows) {
   const byName = Object.fromEntries(rows.map((row) => [row.name, row]));
@@ -291,6 +296,7 @@ function floorCpu(rows) {
       floor_database: round(floor.database),
       floor_over_route: round(floor.total / route.total),
       ceiling: round(floor.total / (floor.server + route.database)),
+      server_budget: target === null ? null : round(floor.total / target - route.database),
       target,
     }));
 }
@@ -305,10 +311,21 @@ function floorCpuLines(comparisons) {
     ...[c.server, c.database, c.floor_server, c.floor_database, c.floor_over_route, c.ceiling].map((v) =>
       v.toFixed(3),
     ),
+    c.server_budget === null ? '—' : c.server_budget.toFixed(3),
     c.target === null ? '—' : `≥ ${c.target}`,
   ]);
   return textTable(
-    ['route', 'server', 'database', 'floor server', 'floor database', 'floor ÷ route', 'ceiling', 'target'],
+    [
+      'route',
+      'server',
+      'database',
+      'floor server',
+      'floor database',
+      'floor ÷ route',
+      'ceiling',
+      'server budget',
+      'target',
+    ],
     cells,
   );
 }
