@@ -78,6 +78,9 @@ export class AuditService {
       return rows.map(() => undefined);
     },
     (row) => row[1] as string,
+    64,
+    // Per tenant: one statement never writes records of two tenants.
+    (row) => row[0] as string,
   );
 
   /** One record of `event`, in `manager`'s transaction when given, else in the open one (if any). */

@@ -1,7 +1,7 @@
 import { StatementBatcher } from './statement-batcher';
 
 /** A batcher whose statements are answered by hand, recording each batch it was sent. */
-function manual(): {
+function manual(partition?: (item: string) => string): {
   batcher: StatementBatcher<string, string>;
   batches: string[][];
   answer: () => void;
@@ -17,6 +17,7 @@ function manual(): {
       }),
     (item) => item.split(':')[0],
     3,
+    partition,
   );
   return {
     batcher,
@@ -113,5 +114,28 @@ describe('StatementBatcher', () => {
     await settle();
     answer();
     await expect(later).resolves.toBe('done d');
+  });
+
+  it('never puts rows of two partitions (tenants) in one statement, and sends each partition on its own', async () => {
+    const { batcher, batches, answer } = manual((item) => item.split('/')[0]);
+    const lone = batcher.submit('t1/a');
+    await settle();
+    const rest = ['t2/b', 't1/c', 't2/d'].map((i) => batcher.submit(i));
+    const mixed = batcher.submitAll(['t3/e', 't1/f']);
+    await settle();
+    // t1's first statement is in flight: t2 and t3 go at once, each in a statement of its own.
+    expect(batches).toEqual([['t1/a'], ['t2/b', 't2/d'], ['t3/e']]);
+    answer();
+    answer();
+    answer();
+    await settle();
+    expect(batches[3]).toEqual(['t1/c', 't1/f']);
+    answer();
+    await expect(lone).resolves.toBe('done t1/a');
+    await expect(Promise.all(rest)).resolves.toEqual(['done t2/b', 'done t1/c', 'done t2/d']);
+    await expect(mixed).resolves.toEqual(['done t3/e', 'done t1/f']);
+    for (const batch of batches) {
+      expect(new Set(batch.map((i) => i.split('/')[0])).size).toBe(1);
+    }
   });
 });

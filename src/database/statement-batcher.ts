@@ -18,17 +18,21 @@ interface Waiting<I, O> {
  *
  * `run` gets the rows and answers one output per row, in order; if it throws, every row of that batch gets
  * the error. Rows with the same `conflictKey` never share a batch (one statement must not touch a row twice):
- * the later one waits for the next.
+ * the later one waits for the next. With a `partition` (the tenant), each partition is batched on its own.
  */
 export class StatementBatcher<I, O> {
-  private readonly waiting: Waiting<I, O>[] = [];
-  private inFlight = false;
-  private scheduled = false;
+  /** The rows of each partition (see `partition`), waiting or in flight; a lane is dropped when idle. */
+  private readonly lanes = new Map<string, Lane<I, O>>();
 
+  /**
+   * `partition`: rows of different partitions never share a statement, and each partition has its own
+   * batch in flight (writes batched per tenant, never across tenants). Default: one partition.
+   */
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,
     private readonly conflictKey: (item: I) => string,
     private readonly max = 64,
+    private readonly partition: (item: I) => string = () => '',
   ) {}
 
   submit(item: I): Promise<O> {
@@ -37,45 +41,62 @@ export class StatementBatcher<I, O> {
       return this.run([item]).then(([output]) => output);
     }
     return new Promise<O>((resolve, reject) => {
-      this.waiting.push({ item, resolve, reject });
-      this.sendSoon();
+      const lane = this.laneOf(item);
+      lane.waiting.push({ item, resolve, reject });
+      this.sendSoon(lane);
     });
   }
 
-  /** Several rows of one caller: they go in the same batch (unless `max` or a conflict key splits them). */
+  /** Several rows of one caller: they go in the same batch (unless `max`, a conflict key or partitions split them). */
   submitAll(items: readonly I[]): Promise<O[]> {
     if (insideWholeTransaction()) {
       return this.run([...items]);
     }
+    const lanes = new Set<Lane<I, O>>();
     const outputs = items.map(
       (item) =>
         new Promise<O>((resolve, reject) => {
-          this.waiting.push({ item, resolve, reject });
+          const lane = this.laneOf(item);
+          lane.waiting.push({ item, resolve, reject });
+          lanes.add(lane);
         }),
     );
-    this.sendSoon();
+    lanes.forEach((lane) => this.sendSoon(lane));
     return Promise.all(outputs);
   }
 
-  private sendSoon(): void {
-    if (this.inFlight || this.scheduled) {
+  private laneOf(item: I): Lane<I, O> {
+    const key = this.partition(item);
+    let lane = this.lanes.get(key);
+    if (lane === undefined) {
+      lane = { key, waiting: [], inFlight: false, scheduled: false };
+      this.lanes.set(key, lane);
+    }
+    return lane;
+  }
+
+  private sendSoon(lane: Lane<I, O>): void {
+    if (lane.inFlight || lane.scheduled) {
       return;
     }
-    this.scheduled = true;
+    lane.scheduled = true;
     process.nextTick(() => {
-      this.scheduled = false;
-      if (!this.inFlight) {
-        void this.sendNext();
+      lane.scheduled = false;
+      if (!lane.inFlight) {
+        void this.sendNext(lane);
       }
     });
   }
 
-  private async sendNext(): Promise<void> {
-    const batch = this.nextBatch();
+  private async sendNext(lane: Lane<I, O>): Promise<void> {
+    const batch = this.nextBatch(lane);
     if (batch.length === 0) {
+      if (!lane.scheduled && this.lanes.get(lane.key) === lane) {
+        this.lanes.delete(lane.key);
+      }
       return;
     }
-    this.inFlight = true;
+    lane.inFlight = true;
     try {
       const outputs = await this.run(batch.map((w) => w.item));
       batch.forEach((w, i) => w.resolve(outputs[i]));
@@ -84,23 +105,31 @@ export class StatementBatcher<I, O> {
         w.reject(err);
       }
     } finally {
-      this.inFlight = false;
-      void this.sendNext();
+      lane.inFlight = false;
+      void this.sendNext(lane);
     }
   }
 
-  private nextBatch(): Waiting<I, O>[] {
+  private nextBatch(lane: Lane<I, O>): Waiting<I, O>[] {
     const batch: Waiting<I, O>[] = [];
     const keys = new Set<string>();
-    for (let i = 0; i < this.waiting.length && batch.length < this.max;) {
-      const key = this.conflictKey(this.waiting[i].item);
+    for (let i = 0; i < lane.waiting.length && batch.length < this.max;) {
+      const key = this.conflictKey(lane.waiting[i].item);
       if (keys.has(key)) {
         i += 1;
         continue;
       }
       keys.add(key);
-      batch.push(...this.waiting.splice(i, 1));
+      batch.push(...lane.waiting.splice(i, 1));
     }
     return batch;
   }
+}
+
+/** One partition's rows: those waiting, and whether a batch of it is in flight or about to be sent. */
+interface Lane<I, O> {
+  key: string;
+  waiting: Waiting<I, O>[];
+  inFlight: boolean;
+  scheduled: boolean;
 }
