@@ -71,7 +71,7 @@ export const SHARE_WINDOW_MS = 30_000;
 const RESPAWN_BACKOFF_MS = 1000;
 
 /**
- * Worker processes, each with one isolate, fed from a bounded queue served round-robin across tenants.
+ * Worker processes, each with an isolate per tenant it serves, fed from a bounded queue served round-robin across tenants.
  * The deadline is kept here, in the host: a run that overruns has its worker killed and replaced, so a
  * promise that never settles, a microtask flood or a hung isolate cannot hold anything but its own worker.
  */
@@ -257,6 +257,7 @@ export class WorkerPool {
         this.send(worker, {
           type: 'run',
           id: job.id,
+          tenant: job.tenant,
           code: job.code,
           codeHash: job.codeHash,
           input: job.input,

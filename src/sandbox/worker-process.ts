@@ -11,7 +11,7 @@ export const MAX_RESULT_BYTES = 4 * 1024 * 1024;
 export type WorkerMessage =
   | { type: 'ready' }
   | { type: 'host-call'; id: number; callId: number; name: string }
-  | { type: 'done'; id: number; ok: boolean; error?: SandboxFailure; retire?: boolean };
+  | { type: 'done'; id: number; ok: boolean; error?: SandboxFailure; retire?: boolean; isolate?: number };
 
 /** Where isolated-vm lives: the worker loads it from there, and may read nothing else. */
 export function ivmLocation(): string {
