@@ -39,6 +39,8 @@ const NAMES = {
   TOKENIZE_RUNS: [1, 2, 3].map((n) => `POST /tokenize (100 leaves, run ${n} of 3)`),
   REACT_16: 'POST /reactors/<id>/react (1 card, 16 connections)',
   REACT_1: 'POST /reactors/<id>/react (1 card, 1 connection)',
+  /** Not a scenario: bench/sandbox-floor.js's measure, given to hotPaths as a row of its own. */
+  SANDBOX_FLOOR: 'sandbox floor: bare isolated-vm, a fresh context + prelude + the bench reactor per run',
 };
 
 /** A row's figure, or null when it did not run or more than 1 % of its answers were not 2xx (nothing to compare). */
@@ -146,6 +148,47 @@ const FIGURES = [
     measure: rpsRatio(NAMES.REACT_16, NAMES.HEALTH),
     op: '>=',
     threshold: 0.1,
+  },
+  // The sandbox's own share (bench/sandbox-floor.js): no target, shown so the figures above can be read
+  // against what isolated-vm costs per run when nothing else happens.
+  {
+    figure: 'sandbox floor: CPU ms per run (fresh context + prelude + the bench reactor, no IPC)',
+    floor: '—',
+    measure: (b) => {
+      const cpu = field(b, NAMES.SANDBOX_FLOOR, 'cpu_ms_per_run');
+      const p50 = field(b, NAMES.SANDBOX_FLOOR, 'p50_ms');
+      return cpu === null ? null : { value: cpu, detail: `p50 ${fmt(p50)} ms per run` };
+    },
+    op: null,
+    unit: ' ms',
+  },
+  {
+    figure: "warm react: sandbox workers' CPU per request ÷ the sandbox floor's per run",
+    floor: 'the sandbox floor',
+    measure: (b) => {
+      const workers = field(b, NAMES.REACT_16, 'sandbox_cpu_ms_per_request');
+      const floor = field(b, NAMES.SANDBOX_FLOOR, 'cpu_ms_per_run');
+      return workers === null || floor === null || !(floor > 0)
+        ? null
+        : { value: workers / floor, detail: `${fmt(workers)} vs ${fmt(floor)} ms` };
+    },
+    op: null,
+  },
+  {
+    // A react costs at least the sandbox floor, so req/s ÷ /health req/s cannot pass /health's CPU per
+    // request (server and database) ÷ the floor's CPU per run while every core is busy.
+    figure: 'warm react ÷ GET /health: ceiling set by the sandbox floor alone',
+    floor: 'the sandbox floor',
+    measure: (b) => {
+      const health =
+        (field(b, NAMES.HEALTH, 'server_cpu_ms_per_request') ?? NaN) +
+        (field(b, NAMES.HEALTH, 'database_cpu_ms_per_request') ?? 0);
+      const floor = field(b, NAMES.SANDBOX_FLOOR, 'cpu_ms_per_run');
+      return !Number.isFinite(health) || floor === null || !(floor > 0)
+        ? null
+        : { value: health / floor, detail: `${fmt(health)} vs ${fmt(floor)} ms CPU` };
+    },
+    op: null,
   },
   {
     figure: 'list by metadata at 100 k tokens: p99 ÷ reveal p99',

@@ -35,11 +35,12 @@ const { execFileSync } = require('node:child_process');
 const { mkdirSync, writeFileSync } = require('node:fs');
 const { join, resolve } = require('node:path');
 const scenarios = require('./scenarios');
-const { floorCpu, floorCpuLines, hotPathLines, hotPaths } = require('./hot-paths');
+const { floorCpu, floorCpuLines, hotPathLines, hotPaths, NAMES } = require('./hot-paths');
 const { profileFileName, profileSelection } = require('./profile-window');
 const { politeLoad } = require('./polite-load');
 const { startServer } = require('./server');
 const { databaseCpuMeter } = require('./database-cpu');
+const { measureSandboxFloor } = require('./sandbox-floor');
 const { benchServers } = require('./servers');
 
 const RESULTS_DIR = join(__dirname, 'results');
@@ -242,9 +243,18 @@ const TOKENS_COLUMN = [
   'tokens/s',
   (r) => (r.tokens_per_second === undefined ? '-' : String(r.tokens_per_second)),
 ];
+/** The sandbox workers' CPU per request, shown when a row ran tenant code. */
+const SANDBOX_COLUMN = [
+  'sandbox CPU ms/req',
+  (r) => (typeof r.sandbox_cpu_ms_per_request === 'number' ? r.sandbox_cpu_ms_per_request.toFixed(3) : '-'),
+];
 
 function table(rows) {
-  const columns = rows.some((r) => r.tokens_per_second !== undefined) ? [...COLUMNS, TOKENS_COLUMN] : COLUMNS;
+  const columns = [
+    ...COLUMNS,
+    ...(rows.some((r) => typeof r.sandbox_cpu_ms_per_request === 'number') ? [SANDBOX_COLUMN] : []),
+    ...(rows.some((r) => r.tokens_per_second !== undefined) ? [TOKENS_COLUMN] : []),
+  ];
   const cells = rows.map((row) => columns.map(([, get]) => get(row)));
   const widths = columns.map(([title], i) => Math.max(title.length, ...cells.map((c) => c[i].length)));
   const line = (values) =>
@@ -355,6 +365,7 @@ async function main() {
         await profiled.start();
       }
       const cpuBefore = target.cpuSeconds();
+      const sandboxBefore = target.childrenCpuSeconds?.() ?? null;
       const databaseCpu = databaseMeter.start();
       const row = summarize(
         scenario,
@@ -362,6 +373,7 @@ async function main() {
       );
       row.connections = connections;
       const cpuAfter = target.cpuSeconds();
+      const sandboxAfter = target.childrenCpuSeconds?.() ?? null;
       const databaseSeconds = databaseCpu();
       if (profiled !== null) {
         const file = await profiled.stop(join(RESULTS_DIR, profileFileName(scenario.name)));
@@ -373,6 +385,11 @@ async function main() {
       row.server_cpu_ms_per_request =
         cpuBefore !== null && cpuAfter !== null && row.requests > 0
           ? round(((cpuAfter - cpuBefore) * 1000) / row.requests, 3)
+          : null;
+      // The sandbox workers' CPU (the vault's child processes); a worker replaced mid-row is not counted.
+      row.sandbox_cpu_ms_per_request =
+        sandboxBefore !== null && sandboxAfter !== null && sandboxAfter > sandboxBefore && row.requests > 0
+          ? round(((sandboxAfter - sandboxBefore) * 1000) / row.requests, 3)
           : null;
       row.database_cpu_ms_per_request =
         databaseSeconds !== null && row.requests > 0
@@ -431,7 +448,10 @@ async function main() {
   if (targets.length > 0) {
     console.log(`Targets\n${targetLines(targets)}\n`);
   }
-  const hot = hotPaths(rows);
+  const sandboxFloor = rows.some((r) => r.name === NAMES.REACT_16 || r.name === NAMES.REACT_1)
+    ? await measureSandboxFloor(config.duration)
+    : null;
+  const hot = hotPaths(sandboxFloor === null ? rows : [...rows, sandboxFloor]);
   if (hot.some((figure) => figure.measured !== null)) {
     console.log(
       `Issue 39 hot paths (each a ratio to, or a difference from, a baseline of this run)\n${hotPathLines(hot)}\n`,
@@ -456,6 +476,7 @@ async function main() {
     ...(skipped.length > 0 ? { skipped } : {}),
     targets,
     hot_paths: hot,
+    ...(sandboxFloor !== null ? { sandbox_floor: sandboxFloor } : {}),
     floor_cpu: floorComparisons,
   };
   writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);

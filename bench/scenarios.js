@@ -50,6 +50,7 @@ const { FLOOR_CONNECTIONS, NAMES } = require('./hot-paths');
 const { auditScenarios } = require('./audit-scenarios');
 const { floorScenarios } = require('./floor-scenarios');
 const { p99Vs, requestsPerSecondVs } = require('./targets');
+const { REACT_CODE } = require('./sandbox-code');
 
 const { POST_TOKENS, GET_TOKEN, LIST_BY_METADATA, TOKENIZE_RUNS, REACT_16, REACT_1 } = NAMES;
 const { PROXY_N, DIRECT_1, PROXY_1, GET_TOKEN_1 } = NAMES;
@@ -128,7 +129,7 @@ async function reactSetup(ctx) {
         const formula = await ctx.api('POST', '/reactor-formulas', {
           name: 'bench echo',
           type: 'private',
-          code: 'module.exports = async function (req) { return { raw: req.args }; };',
+          code: REACT_CODE,
           configuration: [],
           request_parameters: [{ name: 'card.number', type: 'string' }],
         });

@@ -171,6 +171,10 @@ async function startServer({
       });
     },
     /** CPU seconds the server process has used so far (Linux /proc), or null where that cannot be read. */
+    /** The CPU time of the vault's child processes now alive: its sandbox workers. */
+    childrenCpuSeconds() {
+      return childrenCpuSeconds(child.pid);
+    },
     cpuSeconds() {
       return processCpuSeconds(child.pid);
     },
@@ -202,6 +206,21 @@ function processCpuSeconds(pid) {
   } catch {
     return null;
   }
+}
+
+/** The summed CPU time of a process's live children (Linux: /proc/<pid>/task/<pid>/children); null elsewhere. */
+function childrenCpuSeconds(pid) {
+  let children;
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  } catch {
+    return null;
+  }
+  let total = 0;
+  for (const child of children) {
+    total += processCpuSeconds(Number(child)) ?? 0;
+  }
+  return total;
 }
 
 /**
