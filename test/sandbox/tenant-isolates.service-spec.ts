@@ -45,7 +45,7 @@ function worker(): { run: (tenant: string, code: string) => Promise<Done>; close
         waiting.set(id, resolve);
         const codeHash = createHash('sha256').update(code).digest('hex');
         const input = JSON.stringify({ req: { args: {}, configuration: {} }, bt: false, fetch: false });
-        pipe.write(encodeFrame({ type: 'run', id, tenant, code, codeHash, input, timeoutMs: 1000 }));
+        pipe.write(encodeFrame({ type: 'run', id, tenant, code, codeHash, timeoutMs: 1000 }, input));
       }),
     close: () => child.kill('SIGKILL'),
   };

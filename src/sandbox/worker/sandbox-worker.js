@@ -8,7 +8,7 @@
  *
  * Messages travel as frames (frames.js) on file descriptor 3, a pipe to the host.
  * Messages in:  init { ivmPath, memoryMb, maxResultBytes, maxHostBytes, prelude, modules },
- *               run { id, tenant, code, codeHash, input, timeoutMs },
+ *               run { id, tenant, code, codeHash, timeoutMs } + the run's input (JSON text) as body,
  *               host-result { id, callId, ok, value | error }
  * Messages out: ready, host-call { id, callId, name } + the arguments as body,
  *               done { id, ok, error?, retire?, isolate? } + the result as body (isolate: which of this
@@ -66,8 +66,8 @@ function hostCall(id, name, argsJson) {
   });
 }
 
-async function run(message) {
-  const { id, tenant, code, codeHash, input, timeoutMs } = message;
+async function run(message, input) {
+  const { id, tenant, code, codeHash, timeoutMs } = message;
   let sandbox;
   let context;
   try {
@@ -129,13 +129,13 @@ function describe(err, disposed) {
   return { kind: 'error', message: message.slice(0, 1000) };
 }
 
-function onMessage(message) {
+function onMessage(message, body) {
   switch (message && message.type) {
     case 'init':
       init(message);
       break;
     case 'run':
-      void run(message);
+      void run(message, body);
       break;
     case 'host-result': {
       const pending = pendingHostCalls.get(message.callId);
