@@ -71,9 +71,10 @@ export const SHARE_WINDOW_MS = 30_000;
 const RESPAWN_BACKOFF_MS = 1000;
 
 /**
- * Worker processes, each with an isolate per tenant it serves, fed from a bounded queue served round-robin across tenants.
- * The deadline is kept here, in the host: a run that overruns has its worker killed and replaced, so a
- * promise that never settles, a microtask flood or a hung isolate cannot hold anything but its own worker.
+ * Worker processes, each with an isolate per tenant it serves (worker/tenant-isolates.js), fed from a bounded
+ * queue served round-robin across tenants. The deadline is kept here, in the host: a run that overruns has its
+ * worker killed and replaced, so a promise that never settles, a microtask flood or a hung isolate cannot hold
+ * anything but its own worker.
  */
 export class WorkerPool {
   private readonly workers: Worker[] = [];

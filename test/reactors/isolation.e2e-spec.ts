@@ -14,7 +14,7 @@ describe('tenants’ reactors run alternately cannot see each other', () => {
   let ctx: TestContext;
 
   beforeAll(async () => {
-    // One worker: every run shares the same isolate, so only fresh contexts keep them apart.
+    // One worker: both tenants' runs alternate on it (each in its own isolate, every run in a fresh context).
     ctx = await TestContext.create({ env: { SANDBOX_WORKERS: '1' } });
   });
   afterAll(() => ctx.close());

@@ -1,11 +1,12 @@
 'use strict';
 /*
  * The isolates of one sandbox worker, one per tenant: a run only ever meets the heap, compiled scripts and
- * contexts of its own tenant's isolate, never another tenant's. The few most recently used isolates stay
- * warm (created once, the prelude and modules compiled once, a spare context made while idle); the least
- * recently used beyond MAX_ISOLATES is disposed. Each isolate has the configured memory limit of its own.
+ * contexts of its own tenant's isolate, never another tenant's. The most recently used isolates stay warm
+ * (created once, the prelude and modules compiled once, a spare context made while idle); the least recently
+ * used beyond MAX_ISOLATES is disposed. Each isolate has the configured memory limit of its own, so a worker
+ * may hold MAX_ISOLATES times that limit: kept at 2 (docs/operations.md, Sizes).
  */
-const MAX_ISOLATES = 4;
+const MAX_ISOLATES = 2;
 const MAX_SCRIPTS = 64;
 const PRELUDE_TIMEOUT_MS = 1000;
 
