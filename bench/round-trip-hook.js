@@ -29,10 +29,20 @@ pg.Client.prototype.query = function (config, ...rest) {
   appendFileSync(LOG, `${line}\n`);
   unanswered.set(this, waiting + 1);
   const answered = () => unanswered.set(this, unanswered.get(this) - 1);
+  // pg-pool's own `query` passes a callback, and pg then answers no promise.
+  const callback = rest.findIndex((arg) => typeof arg === 'function');
+  if (callback >= 0) {
+    const done = rest[callback];
+    rest[callback] = (...results) => {
+      answered();
+      done(...results);
+    };
+  }
   const result = query.call(this, config, ...rest);
-  if (typeof result?.then === 'function') {
+  if (callback < 0 && typeof result?.then === 'function') {
     result.then(answered, answered);
-  } else {
+  } else if (callback < 0) {
+    // A query object (a cursor, a stream): its end is not tracked.
     answered();
   }
   return result;
