@@ -20,6 +20,16 @@ async function sentDuring(work: () => Promise<unknown>): Promise<{ statement: st
     sent.push({ statement, riding: this.pipeline && waiting > 0 });
     unanswered.set(this, waiting + 1);
     const answered = (): void => void unanswered.set(this, (unanswered.get(this) ?? 1) - 1);
+    // pg-pool's own `query` passes a callback, and pg then answers no promise.
+    const callback = args.findIndex((arg) => typeof arg === 'function');
+    if (callback >= 0) {
+      const done = args[callback] as (...results: unknown[]) => void;
+      args[callback] = (...results: unknown[]) => {
+        answered();
+        done(...results);
+      };
+      return query.apply(this, args);
+    }
     const result = query.apply(this, args) as Promise<unknown>;
     result.then(answered, answered);
     return result;
