@@ -1,7 +1,7 @@
 import { StatementBatcher } from './statement-batcher';
 
 /** A batcher whose statements are answered by hand, recording each batch it was sent. */
-function manual(partition?: (item: string) => string): {
+function manual(partition: (item: string) => string = () => 't'): {
   batcher: StatementBatcher<string, string>;
   batches: string[][];
   answer: () => void;

@@ -18,21 +18,21 @@ interface Waiting<I, O> {
  *
  * `run` gets the rows and answers one output per row, in order; if it throws, every row of that batch gets
  * the error. Rows with the same `conflictKey` never share a batch (one statement must not touch a row twice):
- * the later one waits for the next. With a `partition` (the tenant), each partition is batched on its own.
+ * the later one waits for the next. Each partition (tenant) is batched on its own.
  */
 export class StatementBatcher<I, O> {
   /** The rows of each partition (see `partition`), waiting or in flight; a lane is dropped when idle. */
   private readonly lanes = new Map<string, Lane<I, O>>();
 
   /**
-   * `partition`: rows of different partitions never share a statement, and each partition has its own
-   * batch in flight (writes batched per tenant, never across tenants). Default: one partition.
+   * `partition` (the tenant): rows of different partitions never share a statement, and each partition has
+   * its own batch in flight (batched per tenant, never across tenants).
    */
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,
     private readonly conflictKey: (item: I) => string,
-    private readonly max = 64,
-    private readonly partition: (item: I) => string = () => '',
+    private readonly max: number,
+    private readonly partition: (item: I) => string,
   ) {}
 
   submit(item: I): Promise<O> {

@@ -77,12 +77,19 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
  */
 @Injectable()
 export class IdempotencyStore {
-  private readonly claims = new StatementBatcher((r: Claim[]) => this.claimAll(r), sameKey);
+  private readonly claims = new StatementBatcher((r: Claim[]) => this.claimAll(r), sameKey, 64, tenantOf);
   private readonly completions = new StatementBatcher(
     (d: { ticket: Ticket; response: Buffer | null }[]) => this.completeAll(d),
     (d) => sameKey(d.ticket),
+    64,
+    (d) => d.ticket.tenantId,
   );
-  private readonly releases = new StatementBatcher((t: Ticket[]) => this.releaseAll(t), sameKey);
+  private readonly releases = new StatementBatcher(
+    (t: Ticket[]) => this.releaseAll(t),
+    sameKey,
+    64,
+    tenantOf,
+  );
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -283,6 +290,8 @@ function won(claims: Claim[], rows: { attempt: string }[]): boolean[] {
 function sameKey(row: { tenantId: string; scope: string; keyHash: string }): string {
   return `${row.tenantId}/${row.scope}/${row.keyHash}`;
 }
+
+const tenantOf = (row: { tenantId: string }): string => row.tenantId;
 
 function ticketColumns(tickets: Ticket[]): string[][] {
   return [

@@ -21,6 +21,8 @@ export class PrimaryKeyReads {
   private readonly batcher = new StatementBatcher<Key, Row | undefined>(
     (keys) => this.read(keys),
     (key) => String(key.seq),
+    64,
+    (key) => key.tenantId,
   );
   private readonly oneText: string;
   private readonly manyText: string;
@@ -31,10 +33,11 @@ export class PrimaryKeyReads {
     columns: string,
   ) {
     this.oneText = `SELECT ${columns} FROM tokens WHERE tenant_id = $1 AND id = $2`;
-    // Keys joined in order of submission; WITH ORDINALITY tells which key each row answers.
+    // One tenant's ids (the batcher never mixes tenants), joined in order of submission; WITH ORDINALITY
+    // tells which key each row answers.
     this.manyText = `SELECT k.key_n, ${columns}
-      FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS k(key_tenant, key_id, key_n)
-      JOIN tokens ON tokens.tenant_id = k.key_tenant AND tokens.id = k.key_id`;
+      FROM unnest($2::text[]) WITH ORDINALITY AS k(key_id, key_n)
+      JOIN tokens ON tokens.tenant_id = $1 AND tokens.id = k.key_id`;
   }
 
   /** The token's row, deleted or expired ones included; undefined when the tenant has no such token. */
@@ -61,7 +64,7 @@ export class PrimaryKeyReads {
       return [(await this.query('tokens.find-live', this.oneText, [key.tenantId, key.id]))[0]];
     }
     const rows = await this.query('tokens.find-live-batch', this.manyText, [
-      keys.map((k) => k.tenantId),
+      keys[0].tenantId,
       keys.map((k) => k.id),
     ]);
     const answers: (Row | undefined)[] = keys.map(() => undefined);
