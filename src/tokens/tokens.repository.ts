@@ -7,7 +7,7 @@ import { entityColumns } from '../database/entity-columns';
 import { preparedQuery } from '../database/prepared-query';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PrimaryKeyReads } from './primary-key-reads';
-import { likePrefixes, TokenListFilter, tokenListWhere } from './token-list-sql';
+import { likePrefixes, TokenListFilter, tokenListPageSql, tokenListWhere } from './token-list-sql';
 import { Token } from './token.entity';
 import { indexPart, insertPart } from './token-insert-sql';
 
@@ -166,12 +166,8 @@ export class TokensRepository {
    * many match in all. One statement for both; only a page past the end needs a separate count.
    */
   async list(tenantId: string, filter: TokenListFilter, now: Date): Promise<[Token[], number]> {
-    const where = tokenListWhere(tenantId, filter, now);
-    const conditions = where.text;
-    const conditionValues = where.values.slice();
-    const page = `SELECT ${this.aliasedColumns}, count(*) OVER () AS "totalItems" FROM tokens t WHERE ${conditions}
-      ORDER BY t.created_at DESC, t.id ASC OFFSET ${where.param(filter.offset)} LIMIT ${where.param(filter.limit)}`;
-    const rows = await this.plainQuery<{ totalItems: string }>(page, where.values);
+    const page = tokenListPageSql(tenantId, filter, now, this.aliasedColumns);
+    const rows = await this.plainQuery<{ totalItems: string }>(page.text, page.values);
     if (rows.length > 0) {
       return [
         rows.map(({ totalItems: _, ...row }) => Object.assign(new Token(), row)),
@@ -181,10 +177,7 @@ export class TokensRepository {
     if (filter.offset === 0) {
       return [[], 0];
     }
-    const [{ total }] = await this.plainQuery<{ total: string }>(
-      `SELECT count(*) AS total FROM tokens t WHERE ${conditions}`,
-      conditionValues,
-    );
+    const [{ total }] = await this.plainQuery<{ total: string }>(page.countText, page.countValues);
     return [[], Number(total)];
   }
 

@@ -107,6 +107,34 @@ describe('GET /tokens', () => {
     expect(past.body.pagination.total_items).toBe(5);
   });
 
+  it('paginates a metadata filter newest first, ties in id order, the total on every page', async () => {
+    const api = await freshApi();
+    const clock = ctx.get(Clock);
+    const start = Date.now();
+    const at = (seconds: number, data: string, k: string): Promise<string> => {
+      jest.spyOn(clock, 'now').mockReturnValue(new Date(start + seconds * 1000));
+      return api
+        .create({ type: 'token', data, metadata: { k } })
+        .expect(201)
+        .then((res) => (res.body as { id: string }).id);
+    };
+    const older = [await at(0, 'a', 'Page'), await at(0, 'b', 'page'), await at(0, 'c', 'PAGE')];
+    await at(1, 'other', 'elsewhere');
+    const newest = await at(2, 'd', 'page');
+    jest.restoreAllMocks();
+    const expected = [newest, ...[...older].sort()];
+
+    const pages = [];
+    for (let page = 1; page <= 3; page++) {
+      pages.push((await api.list(`?metadata.k=page&size=2&page=${page}`).expect(200)).body);
+    }
+    expect(pages.flatMap((p) => p.data.map((t: { id: string }) => t.id))).toEqual(expected);
+    for (const [i, page] of pages.entries()) {
+      expect(page.pagination).toEqual({ total_items: 4, page_number: i + 1, page_size: 2, total_pages: 2 });
+    }
+    expect(pages[2].data).toEqual([]);
+  });
+
   it.each(['?foo=1', '?size=0', '?size=101', '?page=0', '?size=abc', '?metadata=x'])(
     'answers 400 for the query %s',
     async (query) => {

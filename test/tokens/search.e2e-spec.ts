@@ -97,4 +97,24 @@ describe('POST /tokens/search', () => {
     expect(res.body.data).toHaveLength(1);
     await app.api.search({ query: 'data:x', size: 101 }).expect(400);
   });
+
+  it('pages a data: search newest first, every match once, the total on every page', async () => {
+    const shared = `shared-${Date.now()}`;
+    const created: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await app.api
+        .create({ type: 'token', data: `${shared}-${i}`, search_indexes: [shared] })
+        .expect(201);
+      created.push(res.body.id);
+    }
+    const pages = [];
+    for (let page = 1; page <= 3; page++) {
+      pages.push((await app.api.search({ query: `data:${shared}`, size: 2, page }).expect(200)).body);
+    }
+    const listed = (await app.api.list('?size=20').expect(200)).body.data.map((t: { id: string }) => t.id);
+    const newestFirst = listed.filter((id: string) => created.includes(id));
+    expect(pages.flatMap((p) => p.data.map((t: { id: string }) => t.id))).toEqual(newestFirst);
+    expect(newestFirst).toHaveLength(5);
+    expect(pages.map((p) => p.pagination.total_items)).toEqual([5, 5, 5]);
+  });
 });
