@@ -4,7 +4,7 @@ import { ApiError } from '../common/api-error';
 import { ExpressionEngine, expressionFieldError } from '../expressions';
 import { idSharesDigitRun, MAX_SHARED_DIGITS } from './rules/id-digit-runs';
 import { idContainsData, validateTokenId } from './rules/token-id';
-import { TokenCipher } from './token-cipher.service';
+import { blindIndexWith, fingerprintWith, sealWith, TokenCipher, WriteKeys } from './token-cipher.service';
 import { TokenFields } from './token-fields';
 import { Token } from './token.entity';
 
@@ -66,9 +66,15 @@ export class TokenBuilder {
   /**
    * The finished row for `fields` (ciphertext, keyed fingerprint, case-folded metadata) and the blind
    * indexes of its search indexes. Renders the fingerprint and search index expressions; `prefix` is the
-   * request path of the definition, for error paths inside /tokenize bodies.
+   * request path of the definition, for error paths inside /tokenize bodies. `keys` is asked for the tenant's
+   * keys once the expressions have rendered (a /tokenize asks once for all its tokens).
    */
-  async build(identity: TokenIdentity, fields: TokenFields, prefix: string): Promise<BuiltToken> {
+  async build(
+    identity: TokenIdentity,
+    fields: TokenFields,
+    prefix: string,
+    keys: () => Promise<WriteKeys> = () => this.cipher.writeKeys(identity.tenantId),
+  ): Promise<BuiltToken> {
     const at = (path: string): string => (prefix === '' ? path : `${prefix}.${path}`);
     const fingerprintSource = this.evaluate(
       () =>
@@ -89,13 +95,14 @@ export class TokenBuilder {
       return typeof value === 'string' ? value : JSON.stringify(value);
     });
     const { tenantId, id } = identity;
-    const sealed = await this.cipher.seal(tenantId, id, fields.data);
+    const { data: dataKey, hmac } = await keys();
+    const sealed = sealWith(dataKey, tenantId, id, fields.data);
     const row = Object.assign(new Token(), identity, {
       type: fields.type,
       data: sealed.blob,
       dataKeyVersion: sealed.version,
       mask: fields.mask,
-      fingerprint: await this.cipher.fingerprint(tenantId, fields.type, fingerprintSource),
+      fingerprint: fingerprintWith(hmac, fields.type, fingerprintSource),
       fingerprintExpression: fields.fingerprintExpression,
       containers: fields.containers,
       metadata: fields.metadata,
@@ -108,7 +115,7 @@ export class TokenBuilder {
       expiresAt: fields.expiresAt,
       deletedAt: null,
     });
-    const hashes = await Promise.all(indexValues.map((v) => this.cipher.blindIndex(tenantId, v)));
+    const hashes = indexValues.map((v) => blindIndexWith(hmac, v));
     return { row, indexHashes: [...new Set(hashes)] };
   }
 

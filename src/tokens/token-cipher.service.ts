@@ -1,18 +1,27 @@
 import { Injectable } from '@nestjs/common';
+import { KeyObject } from 'node:crypto';
 import { keyedHash, open, seal, sealedKeyVersion } from '../crypto';
-import { TenantKeysService } from '../crypto/tenant-keys.service';
+import { TenantKeysService, VersionedKey } from '../crypto/tenant-keys.service';
+
+/** The keys a write seals and fingerprints with: looked up once for every token of one request. */
+export interface WriteKeys {
+  data: VersionedKey;
+  hmac: KeyObject;
+}
 
 /** Encrypts token data under the tenant's data key, bound to (tenant, token id), and computes keyed fingerprints. */
 @Injectable()
 export class TokenCipher {
   constructor(private readonly keys: TenantKeysService) {}
 
+  /** The active data key, then the HMAC key, of the tenant. */
+  async writeKeys(tenantId: string): Promise<WriteKeys> {
+    const data = await this.keys.activeDataKey(tenantId);
+    return { data, hmac: await this.keys.hmacKey(tenantId) };
+  }
+
   async seal(tenantId: string, tokenId: string, data: unknown): Promise<{ blob: Buffer; version: number }> {
-    const { version, key } = await this.keys.activeDataKey(tenantId);
-    return {
-      blob: seal(key, version, Buffer.from(JSON.stringify(data), 'utf8'), aad(tenantId, tokenId)),
-      version,
-    };
+    return sealWith(await this.keys.activeDataKey(tenantId), tenantId, tokenId, data);
   }
 
   async open(tenantId: string, tokenId: string, blob: Buffer): Promise<unknown> {
@@ -21,7 +30,7 @@ export class TokenCipher {
   }
 
   async fingerprint(tenantId: string, type: string, value: string): Promise<string> {
-    return keyedHash(await this.keys.hmacKey(tenantId), `fingerprint:${type}`, value);
+    return fingerprintWith(await this.keys.hmacKey(tenantId), type, value);
   }
 
   /** The signature of a list cursor: keyed per tenant, so another tenant's cursor never verifies. */
@@ -31,8 +40,28 @@ export class TokenCipher {
 
   /** Blind index of a search-index value: the same for every type so `data:<value>` finds any token. */
   async blindIndex(tenantId: string, value: string): Promise<string> {
-    return keyedHash(await this.keys.hmacKey(tenantId), 'index', value);
+    return blindIndexWith(await this.keys.hmacKey(tenantId), value);
   }
+}
+
+export function sealWith(
+  { version, key }: VersionedKey,
+  tenantId: string,
+  tokenId: string,
+  data: unknown,
+): { blob: Buffer; version: number } {
+  return {
+    blob: seal(key, version, Buffer.from(JSON.stringify(data), 'utf8'), aad(tenantId, tokenId)),
+    version,
+  };
+}
+
+export function fingerprintWith(hmac: KeyObject, type: string, value: string): string {
+  return keyedHash(hmac, `fingerprint:${type}`, value);
+}
+
+export function blindIndexWith(hmac: KeyObject, value: string): string {
+  return keyedHash(hmac, 'index', value);
 }
 
 function aad(tenantId: string, tokenId: string): string {

@@ -57,9 +57,11 @@ export class TokenizeService {
   private async prepareAll(principal: Principal, slots: Slot[]): Promise<PreparedToken[]> {
     const errors: FieldErrors = {};
     const prepared: PreparedToken[] = [];
+    // One time and one key lookup for every token of the request, not one per leaf.
+    const batch = this.tokens.writeBatch(principal.tenantId);
     for (const slot of slots) {
       try {
-        prepared.push(await this.tokens.prepare(principal, slot.definition, slot.path));
+        prepared.push(await this.tokens.prepare(principal, slot.definition, slot.path, batch));
       } catch (err) {
         if (!(err instanceof ApiError) || err.status !== 400) {
           throw err;

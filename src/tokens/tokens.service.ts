@@ -11,7 +11,7 @@ import { SearchTokensDto, TokenDto } from './dto/token.dto';
 import { parseSearchQuery } from './search-query';
 import { patchDenial } from './rules/patch-access';
 import { TokenBuilder } from './token-builder.service';
-import { TokenCipher } from './token-cipher.service';
+import { TokenCipher, WriteKeys } from './token-cipher.service';
 import { readCreateRequest, applyPatch } from './token-fields';
 import { presentToken, presentUnreadable } from './token-presenter';
 import { Token } from './token.entity';
@@ -24,6 +24,12 @@ import { auditEvent, tokensEvent } from '../audit/audit-event';
 import { createdEvent, idsOf } from './token-audit';
 import { Events } from '../events/events';
 import { EventType, VaultEvent } from '../events/event-types';
+
+/** The time and the tenant's keys every token of one write (a /tokenize's 100) shares. */
+export interface WriteBatch {
+  now: Date;
+  keys: () => Promise<WriteKeys>;
+}
 
 export type SearchFilter = Omit<TokenListFilter, 'scope' | 'offset' | 'limit'>;
 
@@ -51,9 +57,20 @@ export class TokensService {
     return this.presentOutcome(principal, outcome);
   }
 
+  /** What every token of one write shares: its time and the tenant's keys, looked up at most once. */
+  writeBatch(tenantId: string): WriteBatch {
+    let keys: Promise<WriteKeys> | undefined;
+    return { now: this.clock.now(), keys: () => (keys ??= this.cipher.writeKeys(tenantId)) };
+  }
+
   /** Validates, renders ids and fingerprints, checks token:create on the containers and encrypts: no writes. */
-  async prepare(principal: Principal, body: Record<string, unknown>, prefix = ''): Promise<PreparedToken> {
-    const now = this.clock.now();
+  async prepare(
+    principal: Principal,
+    body: Record<string, unknown>,
+    prefix = '',
+    batch: WriteBatch = this.writeBatch(principal.tenantId),
+  ): Promise<PreparedToken> {
+    const { now } = batch;
     const { fields, id: requestedId } = readCreateRequest(body, this.engine, now, prefix);
     const transform = writeTransform(principal, 'token:create', fields.containers);
     if (transform === null) {
@@ -69,7 +86,7 @@ export class TokensService {
       modifiedBy: null,
       modifiedAt: null,
     };
-    const { row, indexHashes } = await this.builder.build(identity, fields, prefix);
+    const { row, indexHashes } = await this.builder.build(identity, fields, prefix, batch.keys);
     const duplicateScope =
       fields.deduplicateToken === true ? duplicateScopeOf(principal, 'token:create') : null;
     return { row, fields, indexHashes, transform: atMostMask(transform), duplicateScope };
