@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { AuditChain } from '../../src/audit/audit-chain.service';
+import { TenantKeysService } from '../../src/crypto/tenant-keys.service';
 import { TestContext, TestTenant } from '../support/test-app';
 import { cardData, rule, tokenApp, TokensApi } from '../support/token-factory';
 
@@ -91,6 +92,30 @@ describe('statements per write', () => {
     );
     expect(n).toBe(100);
     expect(await deliveries()).toBe(outbox + 100);
+  });
+
+  it('a tokenize of 100 leaves looks the tenant keys up once, and fingerprints each leaf as a create does', async () => {
+    const keys = ctx.get(TenantKeysService);
+    const active = jest.spyOn(keys, 'activeDataKey');
+    const hmac = jest.spyOn(keys, 'hmacKey');
+    const leaves = Array.from({ length: 100 }, (_, i) => `keyed ${i}`);
+    let ids: string[];
+    try {
+      ids = (await api.tokenize(leaves).expect(200)).body as string[];
+      expect(active).toHaveBeenCalledTimes(1);
+      expect(hmac).toHaveBeenCalledTimes(1);
+    } finally {
+      active.mockRestore();
+      hmac.mockRestore();
+    }
+    const single = (await api.create({ type: 'token', data: 'keyed 42' }).expect(201)).body.id as string;
+    const rows: { id: string; fingerprint: string }[] = await ctx.dataSource.query(
+      'SELECT id, fingerprint FROM tokens WHERE tenant_id = $1 AND id = ANY($2)',
+      [tenant.tenantId, [ids[42], ids[7], single]],
+    );
+    const fingerprint = (id: string): string | undefined => rows.find((r) => r.id === id)?.fingerprint;
+    expect(fingerprint(ids[42])).toBe(fingerprint(single));
+    expect(fingerprint(ids[7])).not.toBe(fingerprint(single));
   });
 
   it('the record of a 100-leaf tokenize names every token and is chained once, the chain intact', async () => {
