@@ -7,7 +7,7 @@ import { ApiError } from '../common/api-error';
 import { BtBridge } from '../sandbox-bridges/bt-bridge';
 import { FetchBridge } from '../sandbox-bridges/fetch-bridge';
 import { failureToError } from '../sandbox/sandbox-outcome';
-import { JsonValue, SandboxProvider } from '../sandbox/sandbox.provider';
+import { HostHandler, JsonValue, SandboxProvider } from '../sandbox/sandbox.provider';
 import { PendingReplay, ReplayChecked } from '../idempotency/discloses';
 import { DetokenizeService } from '../tokens/detokenize.service';
 import { TokenizeService } from '../tokens/tokenize.service';
@@ -59,12 +59,17 @@ export class ReactService {
       }
       throw err;
     }
-    // The tokens used and the invocation (or the replay), in one statement, before the code or the caller
-    // gets the data.
+    // The tokens used and the invocation (or the replay), in one statement. The code runs while it is
+    // written, but nothing leaves before it is durable: not the answer (or a failure's message), not a host
+    // call (fetch, bt). A record that cannot be written answers 503 whatever the run did.
     const message = replay === undefined ? 'Reactor invoked' : 'Reactor result replayed';
     const invoked = auditEvent(caller, 'reactor', id, 'react', message);
-    await this.audit.recordAll(record === null ? [invoked] : [record, invoked]);
-    return replay === undefined ? this.run(caller.tenantId, loaded, args, signal) : replay.checked();
+    const recording = this.audit.recordAll(record === null ? [invoked] : [record, invoked]);
+    if (replay !== undefined) {
+      await recording;
+      return replay.checked();
+    }
+    return this.run(caller.tenantId, loaded, args, signal, recording);
   }
 
   /**
@@ -87,27 +92,41 @@ export class ReactService {
     return prepareArgs(loaded.parameters, detokenized);
   }
 
-  /** Runs the reactor's code on prepared arguments and tokenizes its `tokenize` output. */
+  /**
+   * Runs the reactor's code on prepared arguments and tokenizes its `tokenize` output. `recorded`: the run's
+   * audit records being written; host calls wait for it, and so does the answer, a failure's included.
+   */
   async run(
     tenantId: string,
     loaded: LoadedReactor,
     args: { [key: string]: JsonValue },
     signal?: AbortSignal,
+    recorded: Promise<void> = Promise.resolve(),
   ): Promise<ReactResponseDto> {
+    // Rejections are taken below, after the run; until then nobody else awaits it.
+    recorded.catch(() => undefined);
     const { reactor, code, configuration, timeoutMs } = loaded;
     const application =
       reactor.applicationId === null
         ? null
         : await this.applications.principalFor(tenantId, reactor.applicationId);
-    const outcome = await this.sandbox.run({
+    const running = this.sandbox.run({
       tenantId,
       signal,
       code,
       timeoutMs,
       req: { args, configuration: configuration as { [key: string]: JsonValue } },
-      bt: application === null ? undefined : this.bt.handlers(application),
-      host: this.fetch.handlers(),
+      bt: application === null ? undefined : afterRecorded(this.bt.handlers(application), recorded),
+      host: afterRecorded(this.fetch.handlers(), recorded),
     });
+    const [ran, audited] = await Promise.allSettled([running, recorded]);
+    if (audited.status === 'rejected') {
+      throw audited.reason;
+    }
+    if (ran.status === 'rejected') {
+      throw ran.reason;
+    }
+    const outcome = ran.value;
     if (!outcome.ok) {
       throw failureToError(outcome.error);
     }
@@ -122,6 +141,21 @@ export class ReactService {
     }
     return { tokens: await this.tokenizer.tokenize(application, tokenize), raw };
   }
+}
+
+/** Host calls that wait for the run's audit records: no data leaves the sandbox before they are durable. */
+function afterRecorded(
+  handlers: Record<string, HostHandler>,
+  recorded: Promise<void>,
+): Record<string, HostHandler> {
+  const gated: Record<string, HostHandler> = {};
+  for (const [name, handler] of Object.entries(handlers)) {
+    gated[name] = async (args) => {
+      await recorded;
+      return handler(args);
+    };
+  }
+  return gated;
 }
 
 function resultOf(value: JsonValue): { raw: JsonValue; tokenize: JsonValue | undefined } {
