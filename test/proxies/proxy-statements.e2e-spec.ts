@@ -1,25 +1,7 @@
-import { Client } from 'pg';
 import { TestHttpsServer } from '../support/https-test-server';
 import { ProxyFixture, proxyFixture } from '../support/proxy-fixture';
 import { cardData, tokenApp } from '../support/token-factory';
-
-/** The text of each statement sent through `pg` while `work` runs, rate-limit leases left out. */
-async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
-  const sent: string[] = [];
-  const proto = Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-  const query = proto.query;
-  proto.query = function (this: unknown, ...args: unknown[]): unknown {
-    const first = args[0] as string | { text: string };
-    sent.push(typeof first === 'string' ? first : first.text);
-    return query.apply(this, args);
-  };
-  try {
-    await work();
-  } finally {
-    proto.query = query;
-  }
-  return sent.filter((text) => !/"rate_limits"/.test(text));
-}
+import { statementsOf } from '../support/statements';
 
 /**
  * What a proxied request with expressions costs the database: its tokens read by primary key in one

@@ -1,27 +1,8 @@
-import { Client } from 'pg';
 import { AuditChain } from '../../src/audit/audit-chain.service';
 import { TenantKeysService } from '../../src/crypto/tenant-keys.service';
 import { TestContext, TestTenant } from '../support/test-app';
 import { cardData, rule, tokenApp, TokensApi } from '../support/token-factory';
-
-/** The text of each statement sent through `pg` while `work` runs (both databases speak through it). */
-async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
-  const sent: string[] = [];
-  const proto = Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-  const query = proto.query;
-  proto.query = function (this: unknown, ...args: unknown[]): unknown {
-    const first = args[0] as string | { text: string };
-    sent.push(typeof first === 'string' ? first : first.text);
-    return query.apply(this, args);
-  };
-  try {
-    await work();
-  } finally {
-    proto.query = query;
-  }
-  // A rate-limit lease is taken again in the background, whichever request spent it: not this write's work.
-  return sent.filter((text) => !/"rate_limits"/.test(text));
-}
+import { statementsOf } from '../support/statements';
 
 /**
  * A write's rows (the tokens, their webhook outbox rows and the audit record) go to the database as one
