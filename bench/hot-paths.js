@@ -297,10 +297,28 @@ function textTable(header, cells, left = 1) {
 /** The routes measured against a floor, with the floor each is compared to and its target (FIGURES). */
 const thresholdOf = (figure) => FIGURES.find((f) => f.figure.startsWith(figure)).threshold;
 const FLOOR_PAIRS = [
-  ['POST /tokens (card)', NAMES.POST_TOKENS, NAMES.FLOOR_CREATE, thresholdOf('POST /tokens (card) ÷')],
-  ['POST /tokens (card, keyed)', NAMES.POST_TOKENS_KEYED, NAMES.FLOOR_CREATE, null],
-  ['GET /tokens/<id> (reveal)', NAMES.GET_TOKEN, NAMES.FLOOR_REVEAL, thresholdOf('GET /tokens/<id> reveal')],
-  ['POST /proxy (3 expressions)', NAMES.PROXY_N, NAMES.FLOOR_PROXY, thresholdOf('POST /proxy, 3 token')],
+  [
+    'POST /tokens (card)',
+    NAMES.POST_TOKENS,
+    NAMES.FLOOR_CREATE,
+    thresholdOf('POST /tokens (card) ÷'),
+    NAMES.NEST_CREATE,
+  ],
+  ['POST /tokens (card, keyed)', NAMES.POST_TOKENS_KEYED, NAMES.FLOOR_CREATE, null, NAMES.NEST_CREATE],
+  [
+    'GET /tokens/<id> (reveal)',
+    NAMES.GET_TOKEN,
+    NAMES.FLOOR_REVEAL,
+    thresholdOf('GET /tokens/<id> reveal'),
+    NAMES.NEST_REVEAL,
+  ],
+  [
+    'POST /proxy (3 expressions)',
+    NAMES.PROXY_N,
+    NAMES.FLOOR_PROXY,
+    thresholdOf('POST /proxy, 3 token'),
+    null,
+  ],
 ];
 
 /**
@@ -313,13 +331,17 @@ const FLOOR_PAIRS = [
  * it (its rows, their indexes, the audit records and their sealing). A target above the ceiling cannot be met
  * by any code in the server, only by asking less of the database.
  *
+ * `framework_ceiling` is the same bound for a server that spends what the bare NestJS-on-Express app spends
+ * making the floor's statement (bench/nest-floor.js) and nothing more: the product keeps NestJS on Express,
+ * so no vault on that stack gets above it. Null where no bare Nest row makes the floor's work (the proxy).
+ *
  * `server_budget` is the bound the other way round: the server CPU per request at which the route, with its
  * own database work, would reach the target on a machine whose cores are all busy (floor total ÷ target −
  * route database). A route whose server spends more cannot reach the target; at or below 0 no server can.
  * Null for a row without a target.
  *
  * Rows lacking a figure are left out: [{ route, server, database, floor_server, floor_database,
- * floor_over_route, ceiling, server_budget, target }] (CPU in ms per request).
+ * floor_over_route, ceiling, framework_ceiling, server_budget, target }] (CPU in ms per request).
  */
 function floorCpu(rows) {
   const byName = Object.fromEntries(rows.map((row) => [row.name, row]));
@@ -328,9 +350,15 @@ function floorCpu(rows) {
     const database = field(byName, name, 'database_cpu_ms_per_request');
     return server === null || database === null ? null : { server, database, total: server + database };
   };
-  return FLOOR_PAIRS.map(([label, route, floor, target]) => [label, cpu(route), cpu(floor), target])
+  return FLOOR_PAIRS.map(([label, route, floor, target, nest]) => [
+    label,
+    cpu(route),
+    cpu(floor),
+    target,
+    nest === null ? null : cpu(nest),
+  ])
     .filter(([, route, floor]) => route !== null && floor !== null)
-    .map(([label, route, floor, target]) => ({
+    .map(([label, route, floor, target, nest]) => ({
       route: label,
       server: round(route.server),
       database: round(route.database),
@@ -338,6 +366,7 @@ function floorCpu(rows) {
       floor_database: round(floor.database),
       floor_over_route: round(floor.total / route.total),
       ceiling: round(floor.total / (floor.server + route.database)),
+      framework_ceiling: nest === null ? null : round(floor.total / (nest.server + route.database)),
       server_budget: target === null ? null : round(floor.total / target - route.database),
       target,
     }));
@@ -353,6 +382,7 @@ function floorCpuLines(comparisons) {
     ...[c.server, c.database, c.floor_server, c.floor_database, c.floor_over_route, c.ceiling].map((v) =>
       v.toFixed(3),
     ),
+    c.framework_ceiling === null ? '—' : c.framework_ceiling.toFixed(3),
     c.server_budget === null ? '—' : c.server_budget.toFixed(3),
     c.target === null ? '—' : `≥ ${c.target}`,
   ]);
@@ -365,6 +395,7 @@ function floorCpuLines(comparisons) {
       'floor database',
       'floor ÷ route',
       'ceiling',
+      'Nest ceiling',
       'server budget',
       'target',
     ],
