@@ -41,6 +41,24 @@ export function transformFor(
 }
 
 /**
+ * The transform transformFor() gives for `permission` on every token, whatever its (one or more valid)
+ * containers, or null when it depends on them or nothing is allowed: a rule-less application's default,
+ * or the first rule by priority holding the permission when it names the root \`/\`.
+ */
+export function uniformTransform(principal: Principal, permission: Permission): Transform | null {
+  if (principal.rules.length === 0) {
+    return transformFor(principal, permission, []);
+  }
+  let first: (typeof principal.rules)[number] | null = null;
+  for (const rule of principal.rules) {
+    if ((first === null || rule.priority < first.priority) && rule.permissions.includes(permission)) {
+      first = rule;
+    }
+  }
+  return first !== null && normalizeRuleContainer(first.container) === '/' ? first.transform : null;
+}
+
+/**
  * The transform for a write (create, update) of a token in `containers`: every container must be covered
  * by a rule granting `permission`, or null. Of the transforms found, the one showing least wins.
  */

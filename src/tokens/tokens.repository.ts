@@ -6,6 +6,7 @@ import { composeStatement, StatementPart } from '../database/composed-statement'
 import { entityColumns } from '../database/entity-columns';
 import { preparedQuery } from '../database/prepared-query';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { AuditedReads } from './audited-reads';
 import { PrimaryKeyReads } from './primary-key-reads';
 import { likePrefixes, TokenListFilter, tokenListPageSql, tokenListWhere } from './token-list-sql';
 import { Token } from './token.entity';
@@ -49,6 +50,7 @@ export class TokensRepository {
   /** The same, of the alias `t` (the list statements). */
   private readonly aliasedColumns: string;
   private readonly primaryKeyReads: PrimaryKeyReads;
+  private readonly auditedReads: AuditedReads;
 
   constructor(
     @InjectRepository(Token) private readonly tokens: Repository<Token>,
@@ -57,11 +59,10 @@ export class TokensRepository {
   ) {
     this.columns = entityColumns(tokens.metadata);
     this.aliasedColumns = entityColumns(tokens.metadata, 't');
-    this.primaryKeyReads = new PrimaryKeyReads(
-      (name, text, values) =>
-        preparedQuery(this.tokens.manager, name, text, values, this.config.databasePreparedStatements),
-      this.columns,
-    );
+    const query = (name: string, text: string, values: unknown[]): Promise<Record<string, unknown>[]> =>
+      preparedQuery(this.tokens.manager, name, text, values, this.config.databasePreparedStatements);
+    this.primaryKeyReads = new PrimaryKeyReads(query, this.columns);
+    this.auditedReads = new AuditedReads(query, this.columns);
   }
 
   get manager(): EntityManager {
@@ -80,6 +81,15 @@ export class TokensRepository {
     }
     const row = Object.assign(new Token(), found);
     return isLive(row, now) ? row : null;
+  }
+
+  /**
+   * findLive() that also writes `record` (AuditService.recordPart's values) in the same statement, for a live
+   * token only: one round trip for the read and its durable audit record.
+   */
+  async findLiveAudited(tenantId: string, id: string, now: Date, record: unknown[]): Promise<Token | null> {
+    const found = await this.auditedReads.find(tenantId, id, record, now);
+    return found === null ? null : Object.assign(new Token(), found);
   }
 
   /**
