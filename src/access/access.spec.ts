@@ -1,5 +1,12 @@
 import { AccessRule } from './access-rules';
-import { atMostMask, containerScope, leastVisible, transformFor, writeTransform } from './access';
+import {
+  atMostMask,
+  containerScope,
+  leastVisible,
+  transformFor,
+  uniformTransform,
+  writeTransform,
+} from './access';
 import { Permission } from './permissions';
 import { Principal } from './principal';
 
@@ -24,6 +31,52 @@ const rule = (
   container,
   transform,
   permissions,
+});
+
+describe('uniformTransform', () => {
+  const containers = [['/pci/'], ['/pci/high/'], ['/general/', '/pci/high/'], ['/other/x/']];
+  const agrees = (p: Principal, expected: string | null): void => {
+    expect(uniformTransform(p, 'token:read')).toBe(expected);
+    if (expected !== null) {
+      for (const c of containers) {
+        expect(transformFor(p, 'token:read', c)).toBe(expected);
+      }
+    }
+  };
+
+  it('is the default of a rule-less application, null without the permission', () => {
+    agrees(principal(['token:read']), 'mask');
+    agrees(principal(['token:create']), null);
+  });
+
+  it('is the first rule by priority holding the permission when it names the root', () => {
+    agrees(
+      principal([], [rule(2, '/pci/', 'mask', ['token:read']), rule(1, '/', 'reveal', ['token:read'])]),
+      'reveal',
+    );
+    // A rule before it in priority without the permission does not count.
+    agrees(
+      principal([], [rule(0, '/pci/', 'redact', ['token:create']), rule(1, '/', 'mask', ['token:read'])]),
+      'mask',
+    );
+    // Equal priorities: the first listed wins, as in transformFor.
+    agrees(
+      principal([], [rule(1, '/', 'reveal', ['token:read']), rule(1, '/pci/', 'mask', ['token:read'])]),
+      'reveal',
+    );
+  });
+
+  it('is null when the transform depends on the containers', () => {
+    agrees(
+      principal([], [rule(1, '/pci/', 'mask', ['token:read']), rule(2, '/', 'reveal', ['token:read'])]),
+      null,
+    );
+    agrees(principal([], [rule(1, '/pci/', 'reveal', ['token:read'])]), null);
+    agrees(
+      principal([], [rule(1, '/pci/', 'mask', ['token:read']), rule(1, '/', 'reveal', ['token:read'])]),
+      null,
+    );
+  });
 });
 
 describe('transformFor', () => {

@@ -362,8 +362,14 @@ export class TokensService {
    * reason it cannot pin on the read or the record: get() then reads and records step by step, where a
    * record that cannot be written answers 503 as on every route. Nothing of the failed statement was kept.
    */
-  private async findAudited(principal: Principal, id: string, transform: Transform): Promise<Token | undefined> {
-    const record = this.audit.recordPart(auditEvent(principal, 'token', id, 'read', `Token read (${transform})`));
+  private async findAudited(
+    principal: Principal,
+    id: string,
+    transform: Transform,
+  ): Promise<Token | undefined> {
+    const record = this.audit.recordPart(
+      auditEvent(principal, 'token', id, 'read', `Token read (${transform})`),
+    );
     if (record === null) {
       return undefined;
     }
