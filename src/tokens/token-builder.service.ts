@@ -4,6 +4,7 @@ import { ApiError } from '../common/api-error';
 import { ExpressionEngine, expressionFieldError } from '../expressions';
 import { idSharesDigitRun, MAX_SHARED_DIGITS } from './rules/id-digit-runs';
 import { idContainsData, validateTokenId } from './rules/token-id';
+import { defaultsFor } from './rules/token-types';
 import { blindIndexWith, fingerprintWith, sealWith, TokenCipher, WriteKeys } from './token-cipher.service';
 import { TokenFields } from './token-fields';
 import { Token } from './token.entity';
@@ -76,14 +77,16 @@ export class TokenBuilder {
     keys: () => Promise<WriteKeys> = () => this.cipher.writeKeys(identity.tenantId),
   ): Promise<BuiltToken> {
     const at = (path: string): string => (prefix === '' ? path : `${prefix}.${path}`);
-    const fingerprintSource = this.evaluate(
-      () =>
-        this.engine.renderString(fields.fingerprintExpression, {
-          data: fields.data,
-          metadata: fields.metadata ?? {},
-        }),
-      at('fingerprint_expression'),
-    );
+    const fingerprintSource =
+      stringifiedLeaf(fields.fingerprintExpression, fields.data) ??
+      this.evaluate(
+        () =>
+          this.engine.renderString(fields.fingerprintExpression, {
+            data: fields.data,
+            metadata: fields.metadata ?? {},
+          }),
+        at('fingerprint_expression'),
+      );
     const indexValues = (fields.searchIndexes ?? []).map((expression, i) => {
       const value = this.evaluate(
         () => this.engine.render(expression, { data: fields.data }),
@@ -140,4 +143,21 @@ export class TokenBuilder {
       expiresAt: row.expiresAt,
     };
   }
+}
+
+/** The default fingerprint expression of a `token` token: what every /tokenize leaf is fingerprinted with. */
+const STRINGIFY_DATA = defaultsFor('token').fingerprintExpression;
+
+/**
+ * What the engine renders `{{ data | stringify }}` to when data is a string, number or boolean: its JSON
+ * text (the filter is JSON.stringify, and a string output is written as it is), without a Liquid context
+ * per leaf. Undefined for any other expression or data, which the engine renders.
+ */
+export function stringifiedLeaf(expression: string, data: unknown): string | undefined {
+  if (expression !== STRINGIFY_DATA) {
+    return undefined;
+  }
+  return typeof data === 'string' || typeof data === 'number' || typeof data === 'boolean'
+    ? JSON.stringify(data)
+    : undefined;
 }

@@ -19,15 +19,17 @@ const INSERT_ONE_SQL = `INSERT INTO tokens (${INSERT_COLUMNS})
 /**
  * Any number of tokens in one statement: one JSON array of rows, so the driver sends one JSON.stringify
  * instead of escaping each element of sixteen array parameters (a tenth of a /tokenize's CPU); JSON null is
- * SQL NULL for every column type here.
+ * SQL NULL for every column type here. `json`, not `jsonb`: the database reads each field once from the
+ * text instead of first building a jsonb of the whole array, and the containers arrive as text[] directly
+ * (no subquery per row).
  */
 const INSERT_MANY_SQL = `INSERT INTO tokens (${INSERT_COLUMNS})
   SELECT r.tenant_id, r.id, r.type, decode(r.data, 'base64'), r.data_key_version, r.mask, r.fingerprint,
-    r.fingerprint_expression, ARRAY(SELECT jsonb_array_elements_text(r.containers)), r.metadata, r.metadata_ci,
+    r.fingerprint_expression, r.containers, r.metadata, r.metadata_ci,
     r.search_indexes, r.deduplicate_token, r.expires_at, r.created_by, r.created_at, NULL, NULL, NULL
-  FROM jsonb_to_recordset($1::jsonb)
+  FROM json_to_recordset($1::json)
     AS r(tenant_id uuid, id text, type text, data text, data_key_version int, mask jsonb, fingerprint text,
-      fingerprint_expression text, containers jsonb, metadata jsonb, metadata_ci jsonb, search_indexes jsonb,
+      fingerprint_expression text, containers text[], metadata jsonb, metadata_ci jsonb, search_indexes jsonb,
       deduplicate_token boolean, expires_at timestamptz, created_by uuid, created_at timestamptz)`;
 
 /**

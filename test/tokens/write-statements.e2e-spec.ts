@@ -64,7 +64,7 @@ describe('statements per write', () => {
     });
     expect(sent).toHaveLength(1);
     expect(sent[0].match(/INSERT INTO tokens/g)).toHaveLength(1);
-    expect(sent[0]).toMatch(/jsonb_to_recordset/);
+    expect(sent[0]).toMatch(/json_to_recordset/);
     expect(sent[0].match(/INSERT INTO audit_records/g)).toHaveLength(1);
     expect(new Set(ids).size).toBe(100);
     const [{ n }] = await ctx.dataSource.query(
