@@ -90,12 +90,19 @@ describe('statements per write', () => {
       hmac.mockRestore();
     }
     const single = (await api.create({ type: 'token', data: 'keyed 42' }).expect(201)).body.id as string;
+    // The same source through the expression engine (the default expression is computed without it).
+    const rendered = (
+      await api
+        .create({ type: 'token', data: 'keyed 42', fingerprint_expression: '{{ data | json_stringify }}' })
+        .expect(201)
+    ).body.id as string;
     const rows: { id: string; fingerprint: string }[] = await ctx.dataSource.query(
       'SELECT id, fingerprint FROM tokens WHERE tenant_id = $1 AND id = ANY($2)',
-      [tenant.tenantId, [ids[42], ids[7], single]],
+      [tenant.tenantId, [ids[42], ids[7], single, rendered]],
     );
     const fingerprint = (id: string): string | undefined => rows.find((r) => r.id === id)?.fingerprint;
     expect(fingerprint(ids[42])).toBe(fingerprint(single));
+    expect(fingerprint(ids[42])).toBe(fingerprint(rendered));
     expect(fingerprint(ids[7])).not.toBe(fingerprint(single));
   });
 
