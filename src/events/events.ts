@@ -82,7 +82,8 @@ export class Events {
       return null;
     }
     const now = this.clock.now();
-    const payloads = events.map((event) => toPayload(event, now));
+    const createdAt = now.toISOString();
+    const payloads = events.map((event) => toPayload(event, createdAt));
     const values = [[...new Set(events.map((e) => e.tenantId))], JSON.stringify(payloads), now];
     // Null without traces (nothing is looked up): the statement is then the one without the column.
     const origin = currentTraceparent();
@@ -92,7 +93,7 @@ export class Events {
   }
 }
 
-function toPayload(event: VaultEvent, now: Date): EventPayload {
+function toPayload(event: VaultEvent, createdAt: string): EventPayload {
   const data: EventSubject = { id: event.subject.id };
   if (event.subject.type !== undefined) {
     data.type = event.subject.type;
@@ -101,7 +102,7 @@ function toPayload(event: VaultEvent, now: Date): EventPayload {
     id: randomUUID(),
     type: event.type,
     tenant_id: event.tenantId,
-    created_at: now.toISOString(),
+    created_at: createdAt,
     data,
   };
 }

@@ -1,7 +1,12 @@
 import { insertPart } from './token-insert-sql';
 import { Token } from './token.entity';
 
-function token(id: string, createdAt: Date, expiresAt: Date | null): { row: Token } {
+function token(
+  id: string,
+  createdAt: Date,
+  expiresAt: Date | null,
+  createdBy: string | null = null,
+): { row: Token } {
   return {
     row: Object.assign(new Token(), {
       tenantId: '00000000-0000-4000-8000-000000000001',
@@ -18,7 +23,7 @@ function token(id: string, createdAt: Date, expiresAt: Date | null): { row: Toke
       searchIndexes: null,
       deduplicateToken: null,
       expiresAt,
-      createdBy: null,
+      createdBy,
       createdAt,
     }),
   };
@@ -41,5 +46,32 @@ describe('insertPart', () => {
       ['2026-11-27T21:00:01.000Z', null],
       ['2026-11-27T21:00:00.123Z', null],
     ]);
+  });
+
+  it('sends the tenant, author and time once when every token shares them', () => {
+    const at = new Date('2026-11-27T21:00:00.123Z');
+    const author = '00000000-0000-4000-8000-0000000000aa';
+    // A Date of the same time, not the same instance, is the same time.
+    const part = insertPart([token('a', at, null, author), token('b', new Date(at.getTime()), null, author)]);
+    const [json, tenant, createdBy, createdAt] = part.values as [string, string, string, string];
+    expect([tenant, createdBy, createdAt]).toEqual([
+      '00000000-0000-4000-8000-000000000001',
+      author,
+      '2026-11-27T21:00:00.123Z',
+    ]);
+    const rows = JSON.parse(json) as Record<string, unknown>[];
+    expect(rows.map((r) => r.id)).toEqual(['a', 'b']);
+    expect(rows.some((r) => 'tenant_id' in r || 'created_by' in r || 'created_at' in r)).toBe(false);
+  });
+
+  it('sends them in each row when the authors differ', () => {
+    const at = new Date('2026-11-27T21:00:00.123Z');
+    const part = insertPart([
+      token('a', at, null, null),
+      token('b', at, null, '00000000-0000-4000-8000-0000000000aa'),
+    ]);
+    expect(part.values).toHaveLength(1);
+    const rows = JSON.parse(part.values[0] as string) as Record<string, unknown>[];
+    expect(rows.map((r) => r.created_by)).toEqual([null, '00000000-0000-4000-8000-0000000000aa']);
   });
 });

@@ -16,6 +16,16 @@ const INSERT_ONE_SQL = `INSERT INTO tokens (${INSERT_COLUMNS})
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ARRAY(SELECT jsonb_array_elements_text($9::jsonb)), $10, $11, $12, $13, $14,
     $15, $16, NULL, NULL, NULL)`;
 
+/** The recordset's columns after the tenant: each row's own fields. */
+const ROW_FIELDS = `id text, type text, data text, data_key_version int, mask jsonb, fingerprint text,
+  fingerprint_expression text, containers text[], metadata jsonb, metadata_ci jsonb, search_indexes jsonb,
+  deduplicate_token boolean, expires_at timestamptz`;
+
+/** The SELECT list of a recordset row `r` from its id to its expiry. */
+const ROW_VALUES = `r.id, r.type, decode(r.data, 'base64'), r.data_key_version, r.mask, r.fingerprint,
+  r.fingerprint_expression, r.containers, r.metadata, r.metadata_ci, r.search_indexes, r.deduplicate_token,
+  r.expires_at`;
+
 /**
  * Any number of tokens in one statement: one JSON array of rows, so the driver sends one JSON.stringify
  * instead of escaping each element of sixteen array parameters (a tenth of a /tokenize's CPU); JSON null is
@@ -24,22 +34,26 @@ const INSERT_ONE_SQL = `INSERT INTO tokens (${INSERT_COLUMNS})
  * (no subquery per row).
  */
 const INSERT_MANY_SQL = `INSERT INTO tokens (${INSERT_COLUMNS})
-  SELECT r.tenant_id, r.id, r.type, decode(r.data, 'base64'), r.data_key_version, r.mask, r.fingerprint,
-    r.fingerprint_expression, r.containers, r.metadata, r.metadata_ci,
-    r.search_indexes, r.deduplicate_token, r.expires_at, r.created_by, r.created_at, NULL, NULL, NULL
-  FROM json_to_recordset($1::json)
-    AS r(tenant_id uuid, id text, type text, data text, data_key_version int, mask jsonb, fingerprint text,
-      fingerprint_expression text, containers text[], metadata jsonb, metadata_ci jsonb, search_indexes jsonb,
-      deduplicate_token boolean, expires_at timestamptz, created_by uuid, created_at timestamptz)`;
+  SELECT r.tenant_id, ${ROW_VALUES}, r.created_by, r.created_at, NULL, NULL, NULL
+  FROM json_to_recordset($1::json) AS r(tenant_id uuid, ${ROW_FIELDS}, created_by uuid, created_at timestamptz)`;
+
+/** INSERT_MANY_SQL for rows of one tenant, author and time (a /tokenize): those sent once, not per row. */
+const INSERT_SHARED_SQL = `INSERT INTO tokens (${INSERT_COLUMNS})
+  SELECT $2::uuid, ${ROW_VALUES}, $3::uuid, $4::timestamptz, NULL, NULL, NULL
+  FROM json_to_recordset($1::json) AS r(${ROW_FIELDS})`;
 
 /**
- * One row of INSERT_MANY_SQL's JSON array (the data as base64). Times go as the text JSON.stringify would
- * give them: a Date inside the array takes JSON.stringify off its fast path (about three times the cost of
- * the array), and the tokens of one /tokenize share one created_at, so `time` turns it into text once.
+ * One row of INSERT_MANY_SQL's JSON array (the data as base64), without the tenant, author and time when
+ * `shared`. Times go as the text JSON.stringify would give them: a Date inside the array takes
+ * JSON.stringify off its fast path (about three times the cost of the array), and the tokens of one
+ * /tokenize share one created_at, so `time` turns it into text once.
  */
-function insertRow(r: Token, time: (at: Date | null) => string | null): Record<string, unknown> {
-  return {
-    tenant_id: r.tenantId,
+function insertRow(
+  r: Token,
+  time: (at: Date | null) => string | null,
+  shared: boolean,
+): Record<string, unknown> {
+  const own = {
     id: r.id,
     type: r.type,
     data: r.data?.toString('base64') ?? null,
@@ -53,9 +67,10 @@ function insertRow(r: Token, time: (at: Date | null) => string | null): Record<s
     search_indexes: r.searchIndexes ?? null,
     deduplicate_token: r.deduplicateToken,
     expires_at: time(r.expiresAt),
-    created_by: r.createdBy,
-    created_at: time(r.createdAt),
   };
+  return shared
+    ? own
+    : { tenant_id: r.tenantId, ...own, created_by: r.createdBy, created_at: time(r.createdAt) };
 }
 
 /**
@@ -90,11 +105,21 @@ export function insertPart(tokens: { row: Token }[]): StatementPart {
     return { name: 'tokens.insert-one', text: INSERT_ONE_SQL, values: insertValues(tokens[0].row) };
   }
   const time = timeText();
-  return {
-    name: 'tokens.insert-many',
-    text: INSERT_MANY_SQL,
-    values: [JSON.stringify(tokens.map((t) => insertRow(t.row, time)))],
-  };
+  const [{ row: first }] = tokens;
+  const shared = tokens.every(
+    ({ row }) =>
+      row.tenantId === first.tenantId &&
+      row.createdBy === first.createdBy &&
+      row.createdAt.getTime() === first.createdAt.getTime(),
+  );
+  const rows = JSON.stringify(tokens.map((t) => insertRow(t.row, time, shared)));
+  return shared
+    ? {
+        name: 'tokens.insert-shared',
+        text: INSERT_SHARED_SQL,
+        values: [rows, first.tenantId, first.createdBy, time(first.createdAt)],
+      }
+    : { name: 'tokens.insert-many', text: INSERT_MANY_SQL, values: [rows] };
 }
 
 /** Date.prototype.toJSON (what JSON.stringify calls), remembering the last Date it was given. */

@@ -72,6 +72,14 @@ describe('statements per write', () => {
       [tenant.tenantId, ids],
     );
     expect(n).toBe(100);
+    // The tenant, author and time go once for the whole statement: every row has them.
+    const [who] = await ctx.dataSource.query(
+      `SELECT count(DISTINCT created_at)::int AS times, count(DISTINCT created_by)::int AS authors,
+         bool_and(created_by IS NOT NULL AND created_at > now() - interval '1 hour') AS set
+       FROM tokens WHERE tenant_id = $1 AND id = ANY($2)`,
+      [tenant.tenantId, ids],
+    );
+    expect(who).toEqual({ times: 1, authors: 1, set: true });
     expect(await deliveries()).toBe(outbox + 100);
   });
 
