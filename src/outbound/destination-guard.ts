@@ -66,6 +66,9 @@ export function createTlsConnector(options: { extraCa?: string | Buffer } = {}):
         checkServerIdentity: tls.checkServerIdentity,
         ALPNProtocols: ['http/1.1'],
       });
+      // Node's own agent turns Nagle off on the sockets it opens; this connector replaces it, so it does too:
+      // a request written in several pieces (a streamed body) is not held back waiting for an ACK.
+      socket.setNoDelay(true);
       const onTimeout = (): void => {
         socket.destroy(Object.assign(new Error('connect timeout'), { code: 'ETIMEDOUT' }));
       };

@@ -237,6 +237,25 @@ describe('OutboundClient against a local HTTPS server', () => {
     expect(srv.connections).toBe(1);
   });
 
+  it("opens its connections with Nagle off, as Node's own agent does", async () => {
+    const srv = await server();
+    const noDelay = jest.spyOn(tls.TLSSocket.prototype, 'setNoDelay');
+    try {
+      const socket = await createTlsConnector({ extraCa: ca.certPem })({
+        address: '127.0.0.1',
+        family: 4,
+        port: srv.port,
+        servername: TEST_HOST,
+        timeoutMs: 5000,
+      });
+      const own = noDelay.mock.calls.filter((_, i) => noDelay.mock.contexts[i] === socket);
+      socket.destroy();
+      expect(own).toEqual([[true]]);
+    } finally {
+      noDelay.mockRestore();
+    }
+  });
+
   it('keeps separate pools per destination', async () => {
     const first = await server();
     const second = await server(undefined, { names: ['other-proxy.test'] });
