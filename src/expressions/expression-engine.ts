@@ -172,13 +172,16 @@ export class ExpressionEngine {
   private rendering<T>(scope: Record<string, unknown>, render: (ctx: Context) => T): T {
     const budget = currentBudget();
     const renderLimit = Math.max(0, Math.min(EXPRESSION_LIMITS.renderMs, budget?.remainingMs ?? Infinity));
+    const work = limitWork(
+      EXPRESSION_LIMITS.memory,
+      Math.min(EXPRESSION_LIMITS.work, budget?.remainingWork ?? Infinity),
+    );
     const ctx = new Context(
       { ...scope },
       this.liquid.options,
       { sync: true, renderLimit },
-      { liquid: this.liquid },
+      { liquid: this.liquid, memoryLimit: work },
     );
-    const work = limitWork(ctx, Math.min(EXPRESSION_LIMITS.work, budget?.remainingWork ?? Infinity));
     try {
       return this.charged(() => render(ctx));
     } finally {

@@ -13,19 +13,33 @@ import { ExpressionError } from './expression.errors';
  * - memory liquidjs allocates (ranges, string and array filter results): one per
  *   EXPRESSION_LIMITS.memoryPerWorkUnit characters or elements, charged before allocating.
  * Output text and vault filter results are charged to the memory limit only.
+ *
+ * It is the render context's memory limiter (liquidjs' own Limiter, extended), handed to the Context when it
+ * is made: liquidjs charges memory through `use`, which charges the work first.
  */
-export class WorkLimit {
+export class WorkLimit extends (new Context().memoryLimit.constructor as LimiterClass) {
   used = 0;
 
   constructor(
-    readonly limit: number,
-    /** The memory limiter's own `use`, for allocations that are not charged as work. */
-    readonly useMemory: (size: number) => void,
-  ) {}
+    memory: number,
+    readonly workLimit: number,
+  ) {
+    super('memory alloc', memory);
+  }
+
+  override use(size: number): void {
+    this.charge(Math.ceil(+size / EXPRESSION_LIMITS.memoryPerWorkUnit));
+    super.use(size);
+  }
+
+  /** Charges `size` to the memory limit only (output text, vault filter results). */
+  useMemory(size: number): void {
+    super.use(size);
+  }
 
   charge(units: number): void {
     this.used += units;
-    if (this.used > this.limit) {
+    if (this.used > this.workLimit) {
       throw new ExpressionError(
         `the template takes too long to render: it exceeds ${EXPRESSION_LIMITS.work.toLocaleString('en-US')} steps`,
       );
@@ -33,25 +47,25 @@ export class WorkLimit {
   }
 }
 
-const WORK = new WeakMap<Context, WorkLimit>();
+/** liquidjs' Limiter, which it does not export: its memory limiter is one (Context.memoryLimit). */
+type LimiterClass = new (resource: string, limit: number) => Context['memoryLimit'];
+
 const UNITS_PER_ELEMENT = 4;
 
-/** Gives a fresh render context a work limit, and makes its memory limiter charge work too. */
-export function limitWork(ctx: Context, limit: number): WorkLimit {
+/** The work limit of a render context made with one as its memory limiter (limitWork), else undefined. */
+function workOf(ctx: Context): WorkLimit | undefined {
   const memory = ctx.memoryLimit;
-  const useMemory = memory.use.bind(memory);
-  const work = new WorkLimit(limit, useMemory);
-  memory.use = (size: number): void => {
-    work.charge(Math.ceil(+size / EXPRESSION_LIMITS.memoryPerWorkUnit));
-    useMemory(size);
-  };
-  WORK.set(ctx, work);
-  return work;
+  return memory instanceof WorkLimit ? memory : undefined;
+}
+
+/** The limiter of a fresh render context: the memory limit `memory` and the work limit `work`. */
+export function limitWork(memory: number, work: number): WorkLimit {
+  return new WorkLimit(memory, work);
 }
 
 /** Charges `size` to the render's memory limit without counting it as work (output text, vault filter results). */
 export function useMemory(ctx: Context, size: number): void {
-  const work = WORK.get(ctx);
+  const work = workOf(ctx);
   if (work === undefined) {
     ctx.memoryLimit.use(size);
   } else {
@@ -71,7 +85,7 @@ export function countRenderedNodes(liquid: Liquid): void {
   const renderer = liquid.renderer;
   const renderTemplates = renderer.renderTemplates.bind(renderer);
   renderer.renderTemplates = function (templates, ctx, emitter) {
-    WORK.get(ctx)?.charge(1 + templates.length);
+    workOf(ctx)?.charge(1 + templates.length);
     return renderTemplates(templates, ctx, emitter);
   };
 }
@@ -83,7 +97,7 @@ export function countingOperators(): Operators {
     const counted = function* (this: unknown, ...args: unknown[]): Generator<unknown, boolean, unknown> {
       const ctx = args[args.length - 1] as Context;
       const operands = args.slice(0, -1);
-      WORK.get(ctx)?.charge(1 + operands.reduce<number>((sum, v) => sum + sizeOf(v, true), 0));
+      workOf(ctx)?.charge(1 + operands.reduce<number>((sum, v) => sum + sizeOf(v, true), 0));
       return (yield (operator as (...a: unknown[]) => unknown).apply(this, args)) as boolean;
     };
     operators[name] = counted as Operators[string];
@@ -102,7 +116,7 @@ export function countingFilter(filter: FilterImplOptions, native: boolean): Filt
     value: unknown,
     ...args: unknown[]
   ): unknown {
-    WORK.get(this.context)?.charge(1 + sizeOf(value, !native));
+    workOf(this.context)?.charge(1 + sizeOf(value, !native));
     this.context.renderLimit.check(performance.now());
     return handler.call(this, value, ...args) as unknown;
   };
