@@ -38,4 +38,14 @@ describe('detokenization references', () => {
     expect(substitute('n={{ a }}&m={{ b }}', (r) => r.id.toUpperCase(), String)).toBe('n=A&m=B');
     expect(substitute('no refs {{ }}', () => 'x', String)).toBe('no refs {{ }}');
   });
+
+  it("hands every string's references to substitute, which then does not search the string again", () => {
+    const found = new Map<string, ReturnType<typeof findReferences>>();
+    collectReferences({ a: ['{{ x }}', 'n={{ y | upcase }}'], b: 'plain' }, new Map(), 0, found);
+    expect([...found.keys()]).toEqual(['{{ x }}', 'n={{ y | upcase }}', 'plain']);
+    expect(found.get('n={{ y | upcase }}')).toEqual(findReferences('n={{ y | upcase }}'));
+    // References that are not the string's own are used as given: proof that none is searched for again.
+    const given = findReferences('{{ other }}');
+    expect(substitute('{{ x }}', (r) => r.id, String, given)).toBe('other');
+  });
 });

@@ -36,16 +36,20 @@ export function collectReferences(
   value: unknown,
   into: Map<string, boolean> = new Map(),
   depth = 0,
+  /** Filled with each string's references, for substitute to reuse rather than search the string again. */
+  found?: Map<string, TokenReference[]>,
 ): Map<string, boolean> {
   if (depth > MAX_NESTING) {
     return into;
   }
   if (typeof value === 'string') {
-    noteReferences(findReferences(value), into);
+    const references = findReferences(value);
+    found?.set(value, references);
+    noteReferences(references, into);
   } else if (Array.isArray(value)) {
-    value.forEach((v) => collectReferences(v, into, depth + 1));
+    value.forEach((v) => collectReferences(v, into, depth + 1, found));
   } else if (typeof value === 'object' && value !== null) {
-    Object.values(value).forEach((v) => collectReferences(v, into, depth + 1));
+    Object.values(value).forEach((v) => collectReferences(v, into, depth + 1, found));
   }
   return into;
 }
@@ -69,8 +73,9 @@ export function substitute(
   text: string,
   resolve: (reference: TokenReference) => unknown,
   asText: (value: unknown) => string,
+  /** findReferences(text), when the caller has it already. */
+  references: TokenReference[] = findReferences(text),
 ): unknown {
-  const references = findReferences(text);
   if (references.length === 0) {
     return text;
   }

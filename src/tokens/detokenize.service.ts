@@ -52,9 +52,10 @@ export class DetokenizeService {
     principal: Principal,
     value: unknown,
   ): Promise<{ value: unknown; record: AuditEvent | null }> {
-    const { resolved, record } = await this.resolve(principal, collectReferences(value));
+    const found = new Map<string, TokenReference[]>();
+    const { resolved, record } = await this.resolve(principal, collectReferences(value, new Map(), 0, found));
     return {
-      value: this.walk(value, new Expansion(resolved, (r, token) => this.render(r, token)), 0),
+      value: this.walk(value, new Expansion(resolved, (r, token) => this.render(r, token), found), 0),
       record,
     };
   }
@@ -67,8 +68,13 @@ export class DetokenizeService {
     principal: Principal,
     text: string,
   ): Promise<{ value: string; record: AuditEvent | null }> {
-    const { resolved, record } = await this.resolve(principal, noteReferences(findReferences(text)));
-    const expansion = new Expansion(resolved, (r, token) => this.render(r, token));
+    const references = findReferences(text);
+    const { resolved, record } = await this.resolve(principal, noteReferences(references));
+    const expansion = new Expansion(
+      resolved,
+      (r, token) => this.render(r, token),
+      new Map([[text, references]]),
+    );
     const result = expansion.substitute(text);
     return { value: typeof result === 'string' ? result : expansion.text(result), record };
   }
@@ -152,6 +158,8 @@ class Expansion {
   constructor(
     private readonly resolved: Map<string, TokenDto>,
     private readonly render: (reference: TokenReference, token: TokenDto) => unknown,
+    /** The references already found in the strings to substitute (collectReferences). */
+    private readonly found: Map<string, TokenReference[]>,
   ) {}
 
   substitute(text: string): unknown {
@@ -159,6 +167,7 @@ class Expansion {
       text,
       (r) => this.value(r),
       (v) => this.text(v),
+      this.found.get(text),
     );
   }
 
