@@ -24,9 +24,6 @@ import { boundedName } from '../common/validation';
 
 export const MAX_DETOKENIZED_TOKENS = 100;
 
-/** A reference with a filter chain somewhere in a JSON text (object keys included: they only make it miss). */
-const FILTERED_REFERENCE = /\{\{[^{}]*\|[^{}]*\}\}/;
-
 /**
  * Replaces `{{ <id> }}` references in reactor arguments and proxy bodies with token data, for callers
  * holding token:use on each token's containers. All tokens are fetched in one query.
@@ -83,14 +80,15 @@ export class DetokenizeService {
     invoked: AuditEvent,
   ): Promise<{ value: unknown; record: AuditEvent; written: boolean } | undefined> {
     const transform = uniformTransform(principal, 'token:use');
-    const ids = collectReferences(value);
+    const found = new Map<string, TokenReference[]>();
+    const ids = collectReferences(value, new Map(), 0, found);
     if (
       transform === null ||
       transform === 'mask' ||
       ids.size === 0 ||
       ids.size > MAX_DETOKENIZED_TOKENS ||
       [...ids.values()].some((whole) => whole) ||
-      FILTERED_REFERENCE.test(JSON.stringify(value))
+      [...found.values()].some((references) => references.some((r) => r.filters !== ''))
     ) {
       return undefined;
     }
@@ -106,9 +104,9 @@ export class DetokenizeService {
     if (parts[0] === null || parts[1] === null) {
       return undefined;
     }
-    let found: { rows: Token[]; written: boolean };
+    let read: { rows: Token[]; written: boolean };
     try {
-      found = await this.repository.findLiveManyAudited(
+      read = await this.repository.findLiveManyAudited(
         principal.tenantId,
         used,
         reactorId,
@@ -122,18 +120,18 @@ export class DetokenizeService {
       }
       return undefined;
     }
-    parts.forEach((part) => part!.written(found.written));
-    if (found.rows.length < used.length) {
+    parts.forEach((part) => part!.written(read.written));
+    if (read.rows.length < used.length) {
       return undefined;
     }
     const resolved = new Map<string, TokenDto>();
-    for (const row of found.rows) {
+    for (const row of read.rows) {
       resolved.set(row.id, await this.tokens.present(row, undefined, transform, { mask: false }));
     }
     return {
-      value: this.walk(value, new Expansion(resolved, (r, token) => this.render(r, token)), 0),
+      value: this.walk(value, new Expansion(resolved, (r, token) => this.render(r, token), found), 0),
       record,
-      written: found.written,
+      written: read.written,
     };
   }
 
