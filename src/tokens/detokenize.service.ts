@@ -24,6 +24,9 @@ import { boundedName } from '../common/validation';
 
 export const MAX_DETOKENIZED_TOKENS = 100;
 
+/** A reference with a filter chain somewhere in a JSON text (object keys included: they only make it miss). */
+const FILTERED_REFERENCE = /\{\{[^{}]*\|[^{}]*\}\}/;
+
 /**
  * Replaces `{{ <id> }}` references in reactor arguments and proxy bodies with token data, for callers
  * holding token:use on each token's containers. All tokens are fetched in one query.
@@ -80,15 +83,14 @@ export class DetokenizeService {
     invoked: AuditEvent,
   ): Promise<{ value: unknown; record: AuditEvent; written: boolean } | undefined> {
     const transform = uniformTransform(principal, 'token:use');
-    const found = new Map<string, TokenReference[]>();
-    const ids = collectReferences(value, new Map(), 0, found);
+    const ids = collectReferences(value);
     if (
       transform === null ||
       transform === 'mask' ||
       ids.size === 0 ||
       ids.size > MAX_DETOKENIZED_TOKENS ||
       [...ids.values()].some((whole) => whole) ||
-      [...found.values()].some((references) => references.some((r) => r.filters !== ''))
+      FILTERED_REFERENCE.test(JSON.stringify(value))
     ) {
       return undefined;
     }
@@ -104,9 +106,9 @@ export class DetokenizeService {
     if (parts[0] === null || parts[1] === null) {
       return undefined;
     }
-    let read: { rows: Token[]; written: boolean };
+    let found: { rows: Token[]; written: boolean };
     try {
-      read = await this.repository.findLiveManyAudited(
+      found = await this.repository.findLiveManyAudited(
         principal.tenantId,
         used,
         reactorId,
@@ -120,18 +122,18 @@ export class DetokenizeService {
       }
       return undefined;
     }
-    parts.forEach((part) => part!.written(read.written));
-    if (read.rows.length < used.length) {
+    parts.forEach((part) => part!.written(found.written));
+    if (found.rows.length < used.length) {
       return undefined;
     }
     const resolved = new Map<string, TokenDto>();
-    for (const row of read.rows) {
+    for (const row of found.rows) {
       resolved.set(row.id, await this.tokens.present(row, undefined, transform, { mask: false }));
     }
     return {
-      value: this.walk(value, new Expansion(resolved, (r, token) => this.render(r, token), found), 0),
+      value: this.walk(value, new Expansion(resolved, (r, token) => this.render(r, token)), 0),
       record,
-      written: read.written,
+      written: found.written,
     };
   }
 
