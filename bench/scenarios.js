@@ -145,19 +145,6 @@ async function reactSetup(ctx) {
   return ctx.cache.get('reactor');
 }
 
-/** reactSetup's caller and card, with a code reactor (no formula) running the same code. */
-async function codeReactSetup(ctx) {
-  const { key, card } = await reactSetup(ctx);
-  if (!ctx.cache.has('code reactor')) {
-    ctx.cache.set(
-      'code reactor',
-      ctx.api('POST', '/reactors', { name: 'bench code echo', configuration: {}, code: REACT_CODE }),
-    );
-  }
-  const reactor = await ctx.cache.get('code reactor');
-  return { key, path: `/reactors/${reactor.id}/react`, card };
-}
-
 /** How long each of the flooding tenant's runs holds a sandbox worker (busy, on the worker's CPU). */
 const SLOW_REACT_MS = 200;
 /** The flooding tenant's connections: more than its share of workers and of queued runs together. */
@@ -644,15 +631,6 @@ module.exports = [
     connections: 1,
     preciseLatency: true,
     setup: reactSetup,
-    request: reactRequest,
-  },
-  {
-    // REACT_1 with a code reactor: its token read writes the reaction's records in the same statement.
-    name: 'POST /reactors/<id>/react (code reactor, 1 card, 1 connection)',
-    group: 'floors',
-    connections: 1,
-    preciseLatency: true,
-    setup: codeReactSetup,
     request: reactRequest,
   },
   {

@@ -1,5 +1,5 @@
 import { AuditService } from '../audit/audit.service';
-import { AuditEvent, auditEvent } from '../audit/audit-event';
+import { auditEvent } from '../audit/audit-event';
 import { Injectable } from '@nestjs/common';
 import { ApplicationsService } from '../applications/applications.service';
 import { Principal } from '../access/principal';
@@ -15,15 +15,9 @@ import { ReactRequestDto, ReactResponseDto } from './dto/react.dto';
 import { prepareArgs } from './react-args';
 import { LoadedReactor, ReactorsService } from './reactors.service';
 
-/** How many formula reactors ReactService remembers before it forgets them all. */
-const FORMULA_HINTS = 10_000;
-
 /** POST /reactors/<id>/react: spec §4.4 invocation rules, in the spec's order. */
 @Injectable()
 export class ReactService {
-  /** Formula reactors seen lately (tenant and id): only which read is tried first, never what is recorded. */
-  private readonly formulaReactors = new Set<string>();
-
   constructor(
     private readonly reactors: ReactorsService,
     private readonly applications: ApplicationsService,
@@ -50,22 +44,17 @@ export class ReactService {
     // The reactor and the tokens are read at once (two round trips in the time of one), but answered in the
     // spec's order: an unknown reactor is a 404 whatever its arguments, and nothing is recorded for it, since
     // no token data reached anyone.
-    // A code reactor's records are written in the token read's own statement when they can be known before
-    // it (detokenizeRecorded): then they are durable when the read answers.
-    const message = replay === undefined ? 'Reactor invoked' : 'Reactor result replayed';
-    const invoked = auditEvent(caller, 'reactor', id, 'react', message);
     const loading = this.reactors.load(caller.tenantId, id);
-    const reading = this.read(caller, id, body.args ?? {}, invoked);
+    const reading = this.detokenizer.detokenizeUnrecorded(caller, body.args ?? {});
     reading.catch(() => undefined);
     const loaded = await loading;
-    this.noteKind(caller.tenantId, id, loaded);
-    const { value, record, written } = await reading;
+    const { value, record } = await reading;
     let args: { [key: string]: JsonValue };
     try {
       args = this.prepared(loaded, value);
     } catch (err) {
       // Refused before the code ran: the tokens were still read for this caller, so that is recorded.
-      if (record !== null && !written) {
+      if (record !== null) {
         await this.audit.record(record);
       }
       throw err;
@@ -73,46 +62,14 @@ export class ReactService {
     // The tokens used and the invocation (or the replay), in one statement. The code runs while it is
     // written, but nothing leaves before it is durable: not the answer (or a failure's message), not a host
     // call (fetch, bt). A record that cannot be written answers 503 whatever the run did.
-    const recording = written
-      ? Promise.resolve()
-      : this.audit.recordAll(record === null ? [invoked] : [record, invoked]);
+    const message = replay === undefined ? 'Reactor invoked' : 'Reactor result replayed';
+    const invoked = auditEvent(caller, 'reactor', id, 'react', message);
+    const recording = this.audit.recordAll(record === null ? [invoked] : [record, invoked]);
     if (replay !== undefined) {
       await recording;
       return replay.checked();
     }
     return this.run(caller.tenantId, loaded, args, signal, recording);
-  }
-
-  /**
-   * The tokens of a reaction, with its records written in the same statement when detokenizeRecorded can
-   * (a code reactor's: the statement checks that). A reactor last seen running a formula is not tried: its
-   * arguments are refused or not only after the read, so its records are written after it.
-   */
-  private async read(
-    caller: Principal,
-    id: string,
-    args: object,
-    invoked: AuditEvent,
-  ): Promise<{ value: unknown; record: AuditEvent | null; written: boolean }> {
-    if (!this.formulaReactors.has(`${caller.tenantId} ${id}`)) {
-      const recorded = await this.detokenizer.detokenizeRecorded(caller, args, id, invoked);
-      if (recorded !== undefined) {
-        return recorded;
-      }
-    }
-    return { ...(await this.detokenizer.detokenizeUnrecorded(caller, args)), written: false };
-  }
-
-  private noteKind(tenantId: string, id: string, loaded: LoadedReactor): void {
-    const key = `${tenantId} ${id}`;
-    if (loaded.parameters === null) {
-      this.formulaReactors.delete(key);
-      return;
-    }
-    if (this.formulaReactors.size >= FORMULA_HINTS) {
-      this.formulaReactors.clear();
-    }
-    this.formulaReactors.add(key);
   }
 
   /**

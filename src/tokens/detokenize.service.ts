@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { QueryFailedError } from 'typeorm';
-import { transformFor, uniformTransform } from '../access/access';
+import { transformFor } from '../access/access';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
-import { connectionFailure } from '../common/database-unavailable';
 import { ExpressionEngine, expressionFieldError } from '../expressions';
 import {
   collectReferences,
@@ -16,16 +14,12 @@ import {
 import { TokenDto } from './dto/token.dto';
 import { AuditService } from '../audit/audit.service';
 import { AuditEvent, tokensEvent } from '../audit/audit-event';
-import { Token } from './token.entity';
 import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
 import { MAX_DETOKENIZED_CHARS, MAX_NESTING } from '../common/limits';
 import { boundedName } from '../common/validation';
 
 export const MAX_DETOKENIZED_TOKENS = 100;
-
-/** A reference with a filter chain somewhere in a JSON text (object keys included: they only make it miss). */
-const FILTERED_REFERENCE = /\{\{[^{}]*\|[^{}]*\}\}/;
 
 /**
  * Replaces `{{ <id> }}` references in reactor arguments and proxy bodies with token data, for callers
@@ -63,77 +57,6 @@ export class DetokenizeService {
     return {
       value: this.walk(value, new Expansion(resolved, (r, token) => this.render(r, token), found), 0),
       record,
-    };
-  }
-
-  /**
-   * detokenizeUnrecorded() for a code reactor's reaction (`reactorId`) whose records are known before the
-   * tokens are read: the caller's token:use transform is the same on every container and shows the data as
-   * stored (no mask to evaluate), and every reference is to a token's data without filters, so nothing can
-   * fail between the read and the answer. Then the tokens used and `invoked` are written in the read's own
-   * statement, only when every token is live and the tenant has the code reactor (`written`; when it has
-   * another, the records are the caller's to write as detokenizeUnrecorded's). undefined when that does not
-   * apply, a token is not live (the step-by-step read says why), or the statement failed for a reason it cannot pin on the read or the records: the
-   * caller then goes step by step, where a record that cannot be written answers 503.
-   */
-  async detokenizeRecorded(
-    principal: Principal,
-    value: unknown,
-    reactorId: string,
-    invoked: AuditEvent,
-  ): Promise<{ value: unknown; record: AuditEvent; written: boolean } | undefined> {
-    const transform = uniformTransform(principal, 'token:use');
-    const ids = collectReferences(value);
-    if (
-      transform === null ||
-      transform === 'mask' ||
-      ids.size === 0 ||
-      ids.size > MAX_DETOKENIZED_TOKENS ||
-      [...ids.values()].some((whole) => whole) ||
-      FILTERED_REFERENCE.test(JSON.stringify(value))
-    ) {
-      return undefined;
-    }
-    const used = [...ids.keys()];
-    const record = tokensEvent(
-      principal,
-      'detokenize',
-      'Tokens used',
-      used,
-      used.map((id) => `${id} (${transform})`),
-    );
-    const parts = [this.audit.recordPart(record), this.audit.recordPart(invoked)];
-    if (parts[0] === null || parts[1] === null) {
-      return undefined;
-    }
-    let found: { rows: Token[]; written: boolean };
-    try {
-      found = await this.repository.findLiveManyAudited(
-        principal.tenantId,
-        used,
-        reactorId,
-        parts.map((part) => part!.values),
-        this.clock.now(),
-      );
-    } catch (err) {
-      parts.forEach((part) => part!.written(false));
-      if (!(err instanceof QueryFailedError) || connectionFailure(err) !== null) {
-        throw err;
-      }
-      return undefined;
-    }
-    parts.forEach((part) => part!.written(found.written));
-    if (found.rows.length < used.length) {
-      return undefined;
-    }
-    const resolved = new Map<string, TokenDto>();
-    for (const row of found.rows) {
-      resolved.set(row.id, await this.tokens.present(row, undefined, transform, { mask: false }));
-    }
-    return {
-      value: this.walk(value, new Expansion(resolved, (r, token) => this.render(r, token)), 0),
-      record,
-      written: found.written,
     };
   }
 

@@ -6,7 +6,6 @@ import { composeStatement, StatementPart } from '../database/composed-statement'
 import { entityColumns } from '../database/entity-columns';
 import { preparedQuery } from '../database/prepared-query';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { AuditedDetokenizeReads } from './audited-detokenize-reads';
 import { AuditedReads } from './audited-reads';
 import { PrimaryKeyReads } from './primary-key-reads';
 import { likePrefixes, TokenListFilter, tokenListPageSql, tokenListWhere } from './token-list-sql';
@@ -52,7 +51,6 @@ export class TokensRepository {
   private readonly aliasedColumns: string;
   private readonly primaryKeyReads: PrimaryKeyReads;
   private readonly auditedReads: AuditedReads;
-  private readonly auditedDetokenizeReads: AuditedDetokenizeReads;
 
   constructor(
     @InjectRepository(Token) private readonly tokens: Repository<Token>,
@@ -65,7 +63,6 @@ export class TokensRepository {
       preparedQuery(this.tokens.manager, name, text, values, this.config.databasePreparedStatements);
     this.primaryKeyReads = new PrimaryKeyReads(query, this.columns);
     this.auditedReads = new AuditedReads(query, this.columns);
-    this.auditedDetokenizeReads = new AuditedDetokenizeReads(query, this.columns);
   }
 
   get manager(): EntityManager {
@@ -93,21 +90,6 @@ export class TokensRepository {
   async findLiveAudited(tenantId: string, id: string, now: Date, record: unknown[]): Promise<Token | null> {
     const found = await this.auditedReads.find(tenantId, id, record, now);
     return found === null ? null : Object.assign(new Token(), found);
-  }
-
-  /**
-   * findLiveMany() for a reaction that also writes its `records` (AuditService.recordPart's values) in the
-   * same statement, only when every one of `ids` is live and the tenant has the code reactor `reactorId`.
-   */
-  async findLiveManyAudited(
-    tenantId: string,
-    ids: readonly string[],
-    reactorId: string,
-    records: readonly unknown[][],
-    now: Date,
-  ): Promise<{ rows: Token[]; written: boolean }> {
-    const { rows, written } = await this.auditedDetokenizeReads.find(tenantId, ids, reactorId, records, now);
-    return { rows: rows.map((row) => Object.assign(new Token(), row)), written };
   }
 
   /**
