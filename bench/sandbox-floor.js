@@ -62,7 +62,7 @@ function sandbox() {
     const wrappers = modules.map((m) => m.runSync(context, { reference: true }).derefInto());
     const start = jail.getSync('__vault_start', { reference: true });
     const host = new ivm.Reference(() => null);
-    const result = await start.applySync(
+    const result = await start.apply(
       undefined,
       [userFn.derefInto(), host, input, new ivm.ExternalCopy(names).copyInto(), ...wrappers],
       { result: { promise: true, copy: true }, timeout: 1000 },
