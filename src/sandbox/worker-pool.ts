@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { FairQueue } from './fair-queue';
 import { answerHostCall, HostReply } from './host-calls';
@@ -48,6 +49,7 @@ export interface RunRequest {
 
 interface Job extends RunRequest {
   id: number;
+  codeHash: string;
   hostCalls: number;
   resolve: (outcome: SandboxOutcome) => void;
   dropped: () => void;
@@ -103,10 +105,12 @@ export class WorkerPool {
     if (this.queue.waiting(tenant) >= this.options.tenantMaxQueue) {
       return Promise.reject(this.refuse('tenant_queue_full'));
     }
+    const codeHash = createHash('sha256').update(request.code).digest('hex');
     return new Promise((resolve, reject) => {
       const job: Job = {
         ...request,
         id: this.nextId++,
+        codeHash,
         hostCalls: 0,
         resolve,
         dropped: () => {
@@ -258,6 +262,7 @@ export class WorkerPool {
             id: job.id,
             tenant: job.tenant,
             code: job.code,
+            codeHash: job.codeHash,
             timeoutMs,
           },
           // As the frame's body, not a string inside the header's JSON: not escaped and parsed twice.

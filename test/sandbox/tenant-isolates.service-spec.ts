@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { MODULE_SOURCES } from '../../src/sandbox/modules';
 import { PRELUDE } from '../../src/sandbox/prelude';
 import { encodeFrame, FrameReader } from '../../src/sandbox/worker-frames';
@@ -42,8 +43,9 @@ function worker(): { run: (tenant: string, code: string) => Promise<Done>; close
       new Promise((resolve) => {
         const id = nextId++;
         waiting.set(id, resolve);
+        const codeHash = createHash('sha256').update(code).digest('hex');
         const input = JSON.stringify({ req: { args: {}, configuration: {} }, bt: false, fetch: false });
-        pipe.write(encodeFrame({ type: 'run', id, tenant, code, timeoutMs: 1000 }, input));
+        pipe.write(encodeFrame({ type: 'run', id, tenant, code, codeHash, timeoutMs: 1000 }, input));
       }),
     close: () => child.kill('SIGKILL'),
   };

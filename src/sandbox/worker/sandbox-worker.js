@@ -8,7 +8,7 @@
  *
  * Messages travel as frames (frames.js) on file descriptor 3, a pipe to the host.
  * Messages in:  init { ivmPath, memoryMb, maxResultBytes, maxHostBytes, prelude, modules },
- *               run { id, tenant, code, timeoutMs } + the run's input (JSON text) as body,
+ *               run { id, tenant, code, codeHash, timeoutMs } + the run's input (JSON text) as body,
  *               host-result { id, callId, ok, value | error }
  * Messages out: ready, host-call { id, callId, name } + the arguments as body,
  *               done { id, ok, error?, retire?, isolate? } + the result as body (isolate: which of this
@@ -67,27 +67,27 @@ function hostCall(id, name, argsJson) {
 }
 
 async function run(message, input) {
-  const { id, tenant, code, timeoutMs } = message;
+  const { id, tenant, code, codeHash, timeoutMs } = message;
   let sandbox;
-  let prepared;
+  let context;
   try {
     sandbox = isolates.for(tenant);
-    const script = sandbox.userScript(code);
-    // The steps up to the call are synchronous: each async call of isolated-vm is a hop to its thread pool
+    const script = sandbox.userScript(code, codeHash);
+    // The steps before the call are synchronous: each async call of isolated-vm is a hop to its thread pool
     // and back, and this process serves one run at a time anyway. The timeout bounds each step as before.
-    prepared = sandbox.takeContext(timeoutMs);
-    const { context, start } = prepared;
+    context = sandbox.takeContext(timeoutMs);
+    const jail = context.global;
     const host = new ivm.Reference((name, argsJson) => hostCall(id, name, argsJson));
     const userFn = script.runSync(context, { reference: true, timeout: timeoutMs });
     // Module wrappers are function expressions: cheap to evaluate per context, run only when required.
+    const names = [...sandbox.modules.keys()];
     const moduleFns = [];
-    for (const module of sandbox.modules.values()) {
-      moduleFns.push(module.runSync(context, { reference: true }).derefInto());
+    for (const name of names) {
+      moduleFns.push(sandbox.modules.get(name).runSync(context, { reference: true }).derefInto());
     }
-    const args = [userFn.derefInto(), host, input, sandbox.moduleNames.copyInto(), ...moduleFns];
-    // Called on this thread, not queued to the isolate's: the code runs until its first await as a
-    // synchronous step (under the same timeout), and its promise settles back here.
-    const result = await start.applySync(undefined, args, {
+    const start = jail.getSync('__vault_start', { reference: true });
+    const args = [userFn.derefInto(), host, input, new ivm.ExternalCopy(names).copyInto(), ...moduleFns];
+    const result = await start.apply(undefined, args, {
       result: { promise: true, copy: true },
       timeout: timeoutMs,
     });
@@ -107,8 +107,8 @@ async function run(message, input) {
       }
     });
   } finally {
-    if (prepared !== undefined && !sandbox.disposed) {
-      prepared.context.release();
+    if (context !== undefined && !sandbox.disposed) {
+      context.release();
     }
     sandbox?.warmSpare();
   }

@@ -25,9 +25,7 @@ class TenantIsolate {
         }),
       );
     }
-    /** The modules' names, in the order of `modules`, copied into each run's context. */
-    this.moduleNames = new ivm.ExternalCopy([...this.modules.keys()]);
-    /** code -> compiled user script; Map keeps insertion order, so this is a small LRU. */
+    /** codeHash -> compiled user script; Map keeps insertion order, so this is a small LRU. */
     this.scripts = new Map();
     this.spare = null;
     this.warming = null;
@@ -37,18 +35,18 @@ class TenantIsolate {
     return this.isolate.isDisposed;
   }
 
-  userScript(code) {
-    let script = this.scripts.get(code);
+  userScript(code, codeHash) {
+    let script = this.scripts.get(codeHash);
     if (script !== undefined) {
-      this.scripts.delete(code);
-      this.scripts.set(code, script);
+      this.scripts.delete(codeHash);
+      this.scripts.set(codeHash, script);
       return script;
     }
     // The wrapper opens on the code's first line, so compile errors keep the code's own line numbers.
     script = this.isolate.compileScriptSync(`(function (exports, require, module) {${code}\n})`, {
       filename: 'formula.js',
     });
-    this.scripts.set(code, script);
+    this.scripts.set(codeHash, script);
     if (this.scripts.size > MAX_SCRIPTS) {
       const oldest = this.scripts.keys().next().value;
       this.scripts.get(oldest).release();
@@ -58,9 +56,8 @@ class TenantIsolate {
   }
 
   /**
-   * A context no code has run in, the prelude evaluated, with a reference to its `__vault_start`: the spare
-   * one made while the process was idle (V8 takes about a millisecond to build a context), else a new one.
-   * No context ever serves two runs.
+   * A context no code has run in, the prelude evaluated: the spare one made while the process was idle (V8
+   * takes about a millisecond to build a context), else a new one. No context ever serves two runs.
    */
   takeContext(timeoutMs) {
     const context = this.spare;
@@ -73,7 +70,7 @@ class TenantIsolate {
     const jail = context.global;
     jail.setSync('globalThis', jail.derefInto());
     this.prelude.runSync(context, { timeout: timeoutMs });
-    return { context, start: jail.getSync('__vault_start', { reference: true }) };
+    return context;
   }
 
   /** Makes the spare context once the process has nothing else to do. */
