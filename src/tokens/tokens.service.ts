@@ -381,6 +381,12 @@ export class TokensService {
         record.written(false);
         throw err;
       }
+      // Only the SQLSTATE: the statement's parameters hold the request's record. Every such reveal pays
+      // two statements until the cause is gone, so operators see it instead of a silent slow path.
+      this.logger.warn(
+        { err: { code: (err as { code?: unknown }).code } },
+        'the audited read failed: read, then recorded, step by step',
+      );
       return undefined;
     }
     if (row === null) {

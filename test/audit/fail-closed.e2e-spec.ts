@@ -22,6 +22,11 @@ describe('an audit trail that cannot be written stops the action (fail closed)',
       expectProblem(read, 503);
       expect(JSON.stringify(read.body)).not.toContain(data.number.slice(-4));
       expect(read.body.data).toBeUndefined();
+      // The one-statement read failed first; the fallback says so by SQLSTATE alone (42P01: no such table).
+      const fallback = ctx.logs.filter((line) => line.includes('the audited read failed'));
+      expect(fallback).toHaveLength(1);
+      expect(JSON.parse(fallback[0]).err).toEqual({ code: '42P01' });
+      expect(fallback[0]).not.toContain(id);
       expectProblem(await app.api.create({ type: 'card', data: cardData() }), 503);
       expectProblem(await app.api.list(), 503);
       expectProblem(await app.api.tokenize({ a: 'x' }), 503);
