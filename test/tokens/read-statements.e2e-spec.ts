@@ -1,3 +1,5 @@
+import { AuditService } from '../../src/audit/audit.service';
+import { TokensRepository } from '../../src/tokens/tokens.repository';
 import { recordsOf } from '../support/audit';
 import { statementsOf } from '../support/statements';
 import { TestContext, TestTenant } from '../support/test-app';
@@ -38,7 +40,7 @@ describe('statements per reveal', () => {
       number = (await root.get(id).expect(200)).body.data.number as string;
     });
     expect(sent).toHaveLength(1);
-    expect(sent[0]).toMatch(/JOIN tokens ON/);
+    expect(sent[0]).toMatch(/FROM tokens WHERE tenant_id = \$1 AND id = \$2/);
     expect(sent[0]).toMatch(/INSERT INTO audit_records/);
     expect(number).toMatch(/^\d{16}$/);
     expect(await reads(id)).toEqual([...before, 'Token read (reveal)']);
@@ -82,5 +84,36 @@ describe('statements per reveal', () => {
     await root.delete(deleted).expect(204);
     await root.get(deleted).expect(404);
     expect(await reads(deleted)).toEqual([]);
+  });
+
+  it('reads that arrive together share one statement, a record written for each live token only', async () => {
+    const repository = ctx.get(TokensRepository);
+    const audit = ctx.get(AuditService);
+    const gone = (await root.create({ type: 'token', data: 'z' }).expect(201)).body.id as string;
+    await root.delete(gone).expect(204);
+    const asks = [id, gone, 'no-such-token', id];
+    const before = { live: await reads(id), gone: await reads(gone) };
+    let rows: unknown[] = [];
+    const sent = await statementsOf(async () => {
+      rows = await Promise.all(
+        asks.map((tokenId) => {
+          const record = audit.recordPart({
+            tenantId: tenant.tenantId,
+            actor: null,
+            entityType: 'token',
+            entityId: tokenId,
+            operation: 'read',
+            message: 'Token read (together)',
+          });
+          return repository.findLiveAudited(tenant.tenantId, tokenId, new Date(), record!.values);
+        }),
+      );
+    });
+    expect(sent.some((text) => /JOIN tokens ON/.test(text))).toBe(true);
+    expect(sent.every((text) => /INSERT INTO audit_records/.test(text))).toBe(true);
+    expect(rows.map((row) => (row as { id?: string } | null)?.id ?? null)).toEqual([id, null, null, id]);
+    expect(await reads(id)).toEqual([...before.live, 'Token read (together)', 'Token read (together)']);
+    expect(await reads(gone)).toEqual(before.gone);
+    expect(await reads('no-such-token')).toEqual([]);
   });
 });
