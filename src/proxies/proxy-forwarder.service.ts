@@ -12,7 +12,7 @@ import { Idempotency } from '../idempotency/idempotency.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { RateLimits } from '../rate-limits/rate-limits.service';
 import { checkDestinationUrl, OutboundClient, OutboundError, OutboundResponse } from '../outbound';
-import { DetokenizeService } from '../tokens/detokenize.service';
+import { DetokenizationRecords, DetokenizeService } from '../tokens/detokenize.service';
 import {
   bodyForCode,
   BodyKind,
@@ -114,17 +114,24 @@ export class ProxyForwarder {
         return;
       }
     }
-    const detokenized =
-      streamed || proxy?.proxy.disableDetokenization === true
-        ? { body: streamed ? bodyOrNothing(req) : raw, record: null }
-        : await this.detokenizedBody(raw, kind, route.detokenizer).catch((err: unknown) =>
-            this.auditRefusal(err, route, req, res),
-          );
-    let body: Buffer | Request | undefined = detokenized.body;
     // Written (or the request refused) before any detokenized byte leaves: one record per forwarded request,
-    // and the record of the tokens it used, in one statement.
-    const proxied = proxiedEvent(route.proxy, route.detokenizer, req.method);
-    await this.audit.recordAll(detokenized.record === null ? [proxied] : [detokenized.record, proxied]);
+    // and the record of the tokens it used, in one statement (with the read of its tokens where the caller's
+    // transform is the same on every container).
+    const records: DetokenizationRecords = {
+      events: [proxiedEvent(route.proxy, route.detokenizer, req.method)],
+      written: false,
+    };
+    let body: Buffer | Request | undefined =
+      streamed || proxy?.proxy.disableDetokenization === true
+        ? streamed
+          ? bodyOrNothing(req)
+          : raw
+        : await this.detokenizedBody(raw, kind, route.detokenizer, records).catch((err: unknown) =>
+            this.auditRefusal(err, route, req, res, records.written),
+          );
+    if (!records.written) {
+      await this.audit.recordAll(records.events);
+    }
 
     // Aborted when our caller goes away: drops a transform still waiting for the sandbox, ends the upstream.
     const gone = clientGoneSignal(res);
@@ -250,15 +257,31 @@ export class ProxyForwarder {
 
   /**
    * A detokenization refused by a permission or access rule is audited as denied, naming the proxy (the
-   * generic refusal record knows neither the proxy nor, on a proxy without authentication, the actor).
+   * generic refusal record knows neither the proxy nor, on a proxy without authentication, the actor). A
+   * refusal of the vault's own after the request's records were written (an expression that cannot be
+   * rendered) is audited too: nothing was forwarded.
    */
-  private async auditRefusal(err: unknown, route: Route, req: Request, res: Response): Promise<never> {
-    if (err instanceof ApiError && err.status === 403) {
+  private async auditRefusal(
+    err: unknown,
+    route: Route,
+    req: Request,
+    res: Response,
+    recorded: boolean,
+  ): Promise<never> {
+    const proxied = proxiedEvent(route.proxy, route.detokenizer, req.method);
+    if (err instanceof ApiError && err.status === 403 && !recorded) {
       res.locals.refusalAudited = true;
       await this.audit.record({
-        ...proxiedEvent(route.proxy, route.detokenizer, req.method),
+        ...proxied,
         outcome: 'denied',
         message: `Detokenization refused (${req.method}): ${err.message}`,
+      });
+    } else if (err instanceof ApiError && err.status >= 400 && err.status < 500 && recorded) {
+      res.locals.refusalAudited = true;
+      await this.audit.record({
+        ...proxied,
+        outcome: err.status === 403 ? 'denied' : 'failed',
+        message: `Request refused before forwarding (${req.method}): ${err.status}`,
       });
     }
     throw err;
@@ -269,46 +292,50 @@ export class ProxyForwarder {
     return this.authenticator.authenticate(req, res, ['token:use']);
   }
 
-  /** The body with its expressions replaced, and the record of the tokens used (null when none was). */
+  /**
+   * The body with its expressions replaced; `records` are written with the record of the tokens used where
+   * there are expressions, and left for the caller to write where there are none.
+   */
   private async detokenizedBody(
     raw: Buffer | undefined,
     kind: BodyKind,
     principal: Principal | null,
-  ): Promise<{ body: Buffer | undefined; record: AuditEvent | null }> {
+    records: DetokenizationRecords,
+  ): Promise<Buffer | undefined> {
     // Expressions need `{{` (percent-encoded in a form): a body without it is sent as received, byte for byte.
     if (
       raw === undefined ||
       kind === 'opaque' ||
       !(raw.includes('{{') || (kind === 'form' && /%7b%7b/i.test(raw.toString('latin1'))))
     ) {
-      return { body: raw, record: null };
+      return raw;
     }
     const text = raw.toString('utf8');
     if (kind === 'json') {
-      const { value, record } = await this.detokenizer.detokenizeUnrecorded(
+      const value = await this.detokenizer.detokenizeRecorded(
         allowed(principal),
         parseJsonBody(text),
+        records,
       );
-      return { body: Buffer.from(JSON.stringify(value)), record };
+      return Buffer.from(JSON.stringify(value));
     }
     if (kind === 'form') {
       const form = new URLSearchParams(text);
       const pairs = [...form.entries()];
       if (!pairs.some(([, value]) => value.includes('{{'))) {
-        return { body: raw, record: null };
+        return raw;
       }
       // One detokenization (one query) for every field; each field becomes text again.
-      const { value, record } = await this.detokenizer.detokenizeUnrecorded(
+      const values = (await this.detokenizer.detokenizeRecorded(
         allowed(principal),
         pairs.map(([, v]) => v),
-      );
-      const values = value as unknown[];
+        records,
+      )) as unknown[];
       const out = new URLSearchParams();
       pairs.forEach(([name], i) => out.append(name, asText(values[i])));
-      return { body: Buffer.from(out.toString()), record };
+      return Buffer.from(out.toString());
     }
-    const { value, record } = await this.detokenizer.detokenizeTextUnrecorded(allowed(principal), text);
-    return { body: Buffer.from(value), record };
+    return Buffer.from(await this.detokenizer.detokenizeTextRecorded(allowed(principal), text, records));
   }
 }
 

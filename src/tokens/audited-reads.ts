@@ -1,14 +1,19 @@
+import { Logger } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
 import { recordColumns } from '../audit/audit-event';
+import type { AuditPart } from '../audit/audit.service';
+import { connectionFailure } from '../common/database-unavailable';
 import { StatementBatcher } from '../database/statement-batcher';
 
 type Row = Record<string, unknown>;
 type RunQuery = (name: string, text: string, values: unknown[]) => Promise<Row[]>;
 
+/** One request's read: its tokens, and the records written only when every one of them is live at `now`. */
 interface AuditedRead {
   tenantId: string;
-  id: string;
-  /** The audit record's values, in recordColumns() order (AuditService.recordPart); the first is the tenant. */
-  record: unknown[];
+  ids: readonly string[];
+  /** Each audit record's values, in recordColumns() order (AuditService.recordPart); the first is the tenant. */
+  records: readonly unknown[][];
   now: Date;
 }
 
@@ -16,16 +21,17 @@ interface AuditedRead {
 const RECORD_TYPES = ['uuid', 'timestamptz', 'uuid', ...Array<string>(10).fill('text')];
 
 /**
- * Reads of tokens by primary key that write their audit record in the same statement, when the record is
- * known before the row is (the caller's transform is the same for every container): the record is inserted
- * only for a row that is live at `now`, and committed when the statement answers, so it is durable before
- * the data leaves. As PrimaryKeyReads, the reads that arrive while one is in flight go together in the next
- * statement, one tenant's at a time.
+ * Reads of tokens by primary key that write their audit records in the same statement, when the records are
+ * known before the rows are (the caller's transform is the same for every container): a read's records are
+ * inserted only when every token it names is live at `now`, and committed when the statement answers, so
+ * they are durable before the data leaves. As PrimaryKeyReads, the reads that arrive while one is in flight
+ * go together in the next statement, one tenant's at a time.
  */
 export class AuditedReads {
-  private readonly batcher = new StatementBatcher<AuditedRead, Row | undefined>(
+  private readonly logger = new Logger('Tokens');
+  private readonly batcher = new StatementBatcher<AuditedRead, (Row | null)[]>(
     (reads) => this.read(reads),
-    (read) => String(read.record[1]),
+    (read) => String(read.records[0][1]),
     64,
     (read) => read.tenantId,
   );
@@ -40,8 +46,9 @@ export class AuditedReads {
     const live = (now: string): string =>
       `deleted_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}) AND cardinality(containers) > 0`;
     const tokenIds = (value: string): string => `string_to_array(${value}, chr(31))`;
-    // One read (every read at 1 connection): plain parameters, the token by primary key. Its liveness is in the
-    // SELECT list, not next to the key, where the planner could choose a partial index over the whole tenant.
+    // One read of one token with one record (every reveal at 1 connection): plain parameters, the token by
+    // primary key. Its liveness is in the SELECT list, not next to the key, where the planner could choose a
+    // partial index over the whole tenant.
     const scalars = RECORD_TYPES.map((type, i) => `$${i + 3}::${type}`);
     this.oneText = `WITH t AS MATERIALIZED (
         SELECT ${columns}, ${live(`$${RECORD_TYPES.length + 3}::timestamptz`)} AS r_live
@@ -51,58 +58,96 @@ export class AuditedReads {
         SELECT $1, ${scalars.slice(0, -1).join(', ')}, ${tokenIds(scalars[scalars.length - 1])}
         FROM t WHERE t.r_live)
       SELECT * FROM t`;
-    const keys = ['r_token', ...RECORD_TYPES.map((_, i) => `r_${i + 2}`), 'r_now', 'r_n'];
-    const arrays = [
-      '$2::text[]',
-      ...RECORD_TYPES.map((type, i) => `$${i + 3}::${type}[]`),
-      `$${RECORD_TYPES.length + 3}::timestamptz[]`,
-    ];
-    // Several reads: the tokens are found by primary key first (MATERIALIZED), for the same reason. The
-    // statement's own verdict (r_live) tells the caller which rows are live, so a record is written exactly for
-    // the tokens it answers with.
-    this.manyText = `WITH r AS MATERIALIZED (
-        SELECT * FROM unnest(${arrays.join(', ')}) WITH ORDINALITY AS r(${keys.join(', ')})),
+    const keys = ['r_read', ...RECORD_TYPES.map((_, i) => `r_${i + 2}`)];
+    const arrays = ['$5::int[]', ...RECORD_TYPES.map((type, i) => `$${i + 6}::${type}[]`)];
+    // Otherwise the tokens are found by primary key first (MATERIALIZED), for the same reason. The statement's
+    // own verdict (r_live) tells the caller which rows are live, so records are written exactly when it answers
+    // with every token they name.
+    this.manyText = `WITH k AS MATERIALIZED (
+        SELECT * FROM unnest($2::text[], $3::int[], $4::timestamptz[]) WITH ORDINALITY AS k(k_token, k_read, k_now, k_n)),
       t AS MATERIALIZED (
-        SELECT r.r_n, ${columns}, ${live('r.r_now')} AS r_live
-        FROM r JOIN tokens ON tokens.tenant_id = $1 AND tokens.id = r.r_token),
+        SELECT k.k_n, k.k_read, ${columns}, ${live('k.k_now')} AS r_live
+        FROM k JOIN tokens ON tokens.tenant_id = $1 AND tokens.id = k.k_token),
       a AS (
         INSERT INTO audit_records (${recordColumns()})
         SELECT $1, ${RECORD_TYPES.slice(0, -1)
           .map((_, i) => `r.r_${i + 2}`)
           .join(', ')}, ${tokenIds(`r.r_${RECORD_TYPES.length + 1}`)}
-        FROM r JOIN t ON t.r_n = r.r_n
-        WHERE t.r_live)
+        FROM unnest(${arrays.join(', ')}) AS r(${keys.join(', ')})
+        WHERE NOT EXISTS (
+          SELECT FROM k LEFT JOIN t ON t.k_n = k.k_n WHERE k.k_read = r.r_read AND t.r_live IS NOT TRUE))
       SELECT * FROM t`;
   }
 
   /**
-   * The token's row if it is live at `now`, its record written; null (and no record) when the tenant has no
-   * such token or it is deleted or expired.
+   * Each token of `ids` (distinct, at least one) if it is live at `now`, else null; `records` are written when
+   * none is null, and not at all otherwise, each reported written or not. undefined when the statement failed
+   * for a reason it cannot pin on the read or the records: the caller then reads and records step by step,
+   * where a record that cannot be written answers 503 as on every route. Nothing of the failed statement was
+   * kept.
    */
-  async find(tenantId: string, id: string, record: unknown[], now: Date): Promise<Row | null> {
-    const row = await this.batcher.submit({ tenantId, id, record, now });
-    if (row === undefined) {
-      return null;
+  async findAll(
+    tenantId: string,
+    ids: readonly string[],
+    records: readonly AuditPart[],
+    now: Date,
+  ): Promise<(Row | null)[] | undefined> {
+    let found: (Row | null)[];
+    try {
+      found = await this.batcher.submit({ tenantId, ids, records: records.map((r) => r.values), now });
+    } catch (err) {
+      if (!(err instanceof QueryFailedError) || connectionFailure(err) !== null) {
+        records.forEach((r) => r.written(false));
+        throw err;
+      }
+      // Only the SQLSTATE: the statement's parameters hold the request's records. Every such read pays
+      // two statements until the cause is gone, so operators see it instead of a silent slow path.
+      this.logger.warn(
+        { err: { code: (err as { code?: unknown }).code } },
+        'the audited read failed: read, then recorded, step by step',
+      );
+      return undefined;
     }
-    const { r_live: live, ...token } = row;
-    return live === true ? token : null;
+    if (found.every((row) => row !== null)) {
+      records.forEach((r) => r.written(true));
+    }
+    return found;
   }
 
-  private async read(reads: AuditedRead[]): Promise<(Row | undefined)[]> {
-    if (reads.length === 1) {
-      const [read] = reads;
-      const values = [read.tenantId, read.id, ...read.record.slice(1), read.now];
-      return [(await this.query('tokens.find-live-audited', this.oneText, values))[0]];
+  private async read(reads: AuditedRead[]): Promise<(Row | null)[][]> {
+    if (reads.length === 1 && reads[0].ids.length === 1 && reads[0].records.length === 1) {
+      const [{ tenantId, ids, records, now }] = reads;
+      const values = [tenantId, ids[0], ...records[0].slice(1), now];
+      const [{ r_live: live, ...row } = { r_live: false }] = await this.query(
+        'tokens.find-live-audited',
+        this.oneText,
+        values,
+      );
+      return [[live === true ? row : null]];
     }
-    const values: unknown[] = [reads[0].tenantId, reads.map((r) => r.id)];
+    const values: unknown[] = [
+      reads[0].tenantId,
+      reads.flatMap((r) => r.ids),
+      reads.flatMap((r, n) => r.ids.map(() => n)),
+      reads.flatMap((r) => r.ids.map(() => r.now)),
+      reads.flatMap((r, n) => r.records.map(() => n)),
+    ];
     for (let column = 1; column <= RECORD_TYPES.length; column++) {
-      values.push(reads.map((r) => r.record[column]));
+      values.push(reads.flatMap((r) => r.records.map((record) => record[column])));
     }
-    values.push(reads.map((r) => r.now));
     const rows = await this.query('tokens.find-live-audited-batch', this.manyText, values);
-    const answers: (Row | undefined)[] = reads.map(() => undefined);
-    for (const { r_n: n, ...row } of rows) {
-      answers[Number(n) - 1] = row;
+    const answers = reads.map((r) => r.ids.map((): Row | null => null));
+    // Each read's first key in the statement's numbering (WITH ORDINALITY counts from 1).
+    const first: number[] = [];
+    let next = 1;
+    for (const read of reads) {
+      first.push(next);
+      next += read.ids.length;
+    }
+    for (const { k_n: k, k_read: n, r_live: live, ...row } of rows) {
+      if (live === true) {
+        answers[Number(n)][Number(k) - first[Number(n)]] = row;
+      }
     }
     return answers;
   }

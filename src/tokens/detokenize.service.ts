@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { transformFor } from '../access/access';
+import { transformFor, uniformTransform } from '../access/access';
+import type { Transform } from '../access/access-rules';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
@@ -12,14 +13,22 @@ import {
   TokenReference,
 } from '../expressions/detokenization';
 import { TokenDto } from './dto/token.dto';
-import { AuditService } from '../audit/audit.service';
+import { AuditPart, AuditService } from '../audit/audit.service';
 import { AuditEvent, tokensEvent } from '../audit/audit-event';
 import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
+import { Token } from './token.entity';
 import { MAX_DETOKENIZED_CHARS, MAX_NESTING } from '../common/limits';
 import { boundedName } from '../common/validation';
 
 export const MAX_DETOKENIZED_TOKENS = 100;
+
+/** A caller's own records, written with the record of the tokens its detokenization used. */
+export interface DetokenizationRecords {
+  events: readonly AuditEvent[];
+  /** Set once they are written: a failure after that (an expression that cannot be rendered) leaves them. */
+  written: boolean;
+}
 
 /**
  * Replaces `{{ <id> }}` references in reactor arguments and proxy bodies with token data, for callers
@@ -61,22 +70,90 @@ export class DetokenizeService {
   }
 
   /**
-   * A text body (form-encoded or plain): every reference becomes text. As detokenizeUnrecorded, the record
-   * of the tokens used is the caller's to write.
+   * As detokenizeUnrecorded, for a caller whose own records (`records.events`, known before the read) are
+   * written with the record of the tokens used before any expression is rendered: in the read's own statement
+   * when the principal's token:use transform is the same on every container, else right after the read.
+   * `records.written` says whether a failure left them written.
    */
-  async detokenizeTextUnrecorded(
+  async detokenizeRecorded(
+    principal: Principal,
+    value: unknown,
+    records: DetokenizationRecords,
+  ): Promise<unknown> {
+    const found = new Map<string, TokenReference[]>();
+    const resolved = await this.resolveRecorded(
+      principal,
+      collectReferences(value, new Map(), 0, found),
+      records,
+    );
+    return this.walk(value, new Expansion(resolved, (r, token) => this.render(r, token), found), 0);
+  }
+
+  /** As detokenizeRecorded, of a text body (form-encoded or plain): every reference becomes text. */
+  async detokenizeTextRecorded(
     principal: Principal,
     text: string,
-  ): Promise<{ value: string; record: AuditEvent | null }> {
+    records: DetokenizationRecords,
+  ): Promise<string> {
     const references = findReferences(text);
-    const { resolved, record } = await this.resolve(principal, noteReferences(references));
+    const resolved = await this.resolveRecorded(principal, noteReferences(references), records);
     const expansion = new Expansion(
       resolved,
       (r, token) => this.render(r, token),
       new Map([[text, references]]),
     );
     const result = expansion.substitute(text);
-    return { value: typeof result === 'string' ? result : expansion.text(result), record };
+    return typeof result === 'string' ? result : expansion.text(result);
+  }
+
+  private async resolveRecorded(
+    principal: Principal,
+    ids: Map<string, boolean>,
+    records: DetokenizationRecords,
+  ): Promise<Map<string, TokenDto>> {
+    checkCount(ids);
+    const uniform = uniformTransform(principal, 'token:use');
+    if (uniform !== null && ids.size > 0) {
+      const resolved = await this.resolveAudited(principal, ids, uniform, records);
+      if (resolved !== undefined) {
+        return resolved;
+      }
+    }
+    const { resolved, record } = await this.resolve(principal, ids);
+    await this.audit.recordAll(record === null ? records.events : [record, ...records.events]);
+    records.written = true;
+    return resolved;
+  }
+
+  /**
+   * The tokens and every record in one statement (TokensRepository.findLiveAudited), which writes none when a
+   * token is unknown, deleted or expired. undefined when auditing is off or the statement failed.
+   */
+  private async resolveAudited(
+    principal: Principal,
+    ids: Map<string, boolean>,
+    transform: Transform,
+    records: DetokenizationRecords,
+  ): Promise<Map<string, TokenDto> | undefined> {
+    const used = [...ids.keys()];
+    const parts: AuditPart[] = [];
+    for (const event of [usedEvent(principal, used, () => transform), ...records.events]) {
+      const part = this.audit.recordPart(event);
+      if (part === null) {
+        return undefined;
+      }
+      parts.push(part);
+    }
+    const rows = await this.repository.findLiveAudited(principal.tenantId, used, this.clock.now(), parts);
+    if (rows === undefined) {
+      return undefined;
+    }
+    const live = rows.filter((row): row is Token => row !== null);
+    if (live.length < used.length) {
+      throw unknownTokens(used.filter((_, i) => rows[i] === null));
+    }
+    records.written = true;
+    return this.presentAll(live, ids, () => transform);
   }
 
   /** `ids`: each referenced id, and whether a `token:` reference wants the whole token (collectReferences). */
@@ -84,37 +161,41 @@ export class DetokenizeService {
     principal: Principal,
     ids: Map<string, boolean>,
   ): Promise<{ resolved: Map<string, TokenDto>; record: AuditEvent | null }> {
-    if (ids.size > MAX_DETOKENIZED_TOKENS) {
-      throw ApiError.badRequest(
-        `At most ${MAX_DETOKENIZED_TOKENS} tokens can be detokenized in one request.`,
-      );
-    }
+    checkCount(ids);
     const rows = await this.repository.findLiveMany(principal.tenantId, [...ids.keys()], this.clock.now());
-    const found = new Map(rows.map((row) => [row.id, row]));
+    const found = new Set(rows.map((row) => row.id));
     const missing = [...ids.keys()].filter((id) => !found.has(id));
     if (missing.length > 0) {
-      throw ApiError.badRequest(`Token expressions refer to ${missing.length} unknown token(s).`, {
-        // Bounded as member names are: a card number written as a reference is not echoed.
-        tokens: missing.map((id) => `unknown token id ${boundedName(id)}`),
-      });
+      throw unknownTokens(missing);
     }
-    const resolved = new Map<string, TokenDto>();
-    const used: string[] = [];
-    const decisions: string[] = [];
+    const transforms = new Map<string, Transform>();
     for (const row of rows) {
       const transform = transformFor(principal, 'token:use', row.containers);
       if (transform === null) {
         throw ApiError.forbidden('No access rule grants token:use on a referenced token.');
       }
-      // The mask is evaluated only where it shows: in a whole token, or as the data of a masked token.
+      transforms.set(row.id, transform);
+    }
+    const transformOf = (id: string): Transform => transforms.get(id) as Transform;
+    const resolved = await this.presentAll(rows, ids, transformOf);
+    const used = rows.map((row) => row.id);
+    return { resolved, record: used.length > 0 ? usedEvent(principal, used, transformOf) : null };
+  }
+
+  /** Each token as its transform shows it: the mask is evaluated only where it shows. */
+  private async presentAll(
+    rows: Token[],
+    ids: Map<string, boolean>,
+    transformOf: (id: string) => Transform,
+  ): Promise<Map<string, TokenDto>> {
+    const resolved = new Map<string, TokenDto>();
+    for (const row of rows) {
+      const transform = transformOf(row.id);
+      // In a whole token, or as the data of a masked token.
       const mask = ids.get(row.id) === true || transform === 'mask';
       resolved.set(row.id, await this.tokens.present(row, undefined, transform, { mask }));
-      used.push(row.id);
-      decisions.push(`${row.id} (${transform})`);
     }
-    const record =
-      decisions.length > 0 ? tokensEvent(principal, 'detokenize', 'Tokens used', used, decisions) : null;
-    return { resolved, record };
+    return resolved;
   }
 
   private walk(value: unknown, expansion: Expansion, depth: number): unknown {
@@ -143,6 +224,25 @@ export class DetokenizeService {
       throw expressionFieldError('expression', err);
     }
   }
+}
+
+function checkCount(ids: Map<string, boolean>): void {
+  if (ids.size > MAX_DETOKENIZED_TOKENS) {
+    throw ApiError.badRequest(`At most ${MAX_DETOKENIZED_TOKENS} tokens can be detokenized in one request.`);
+  }
+}
+
+function unknownTokens(missing: string[]): ApiError {
+  return ApiError.badRequest(`Token expressions refer to ${missing.length} unknown token(s).`, {
+    // Bounded as member names are: a card number written as a reference is not echoed.
+    tokens: missing.map((id) => `unknown token id ${boundedName(id)}`),
+  });
+}
+
+/** The record of the tokens a detokenization used, each named with its transform. */
+function usedEvent(principal: Principal, used: string[], transformOf: (id: string) => Transform): AuditEvent {
+  const decisions = used.map((id) => `${id} (${transformOf(id)})`);
+  return tokensEvent(principal, 'detokenize', 'Tokens used', used, decisions);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
+import type { AuditPart } from '../audit/audit.service';
 import { WriteCounter } from './write-counter';
 import { composeStatement, StatementPart } from '../database/composed-statement';
 import { entityColumns } from '../database/entity-columns';
@@ -84,12 +85,18 @@ export class TokensRepository {
   }
 
   /**
-   * findLive() that also writes `record` (AuditService.recordPart's values) in the same statement, for a live
-   * token only: one round trip for the read and its durable audit record.
+   * findLive() of each of `ids` (null for one not live) that also writes `records` in the same statement when
+   * every one is live (AuditedReads.findAll): one round trip for the read and its durable audit records.
+   * undefined when the caller is to read and record step by step.
    */
-  async findLiveAudited(tenantId: string, id: string, now: Date, record: unknown[]): Promise<Token | null> {
-    const found = await this.auditedReads.find(tenantId, id, record, now);
-    return found === null ? null : Object.assign(new Token(), found);
+  async findLiveAudited(
+    tenantId: string,
+    ids: readonly string[],
+    now: Date,
+    records: readonly AuditPart[],
+  ): Promise<(Token | null)[] | undefined> {
+    const found = await this.auditedReads.findAll(tenantId, ids, records, now);
+    return found?.map((row) => (row === null ? null : Object.assign(new Token(), row)));
   }
 
   /**

@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { QueryFailedError } from 'typeorm';
 import { Transform } from '../access/access-rules';
 import {
   atMostMask,
@@ -13,7 +12,6 @@ import { Permission } from '../access/permissions';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
-import { connectionFailure } from '../common/database-unavailable';
 import { Page, PageQueryDto, pageOf, pageOffset } from '../common/pagination';
 import { ExpressionEngine } from '../expressions';
 import { SearchTokensDto, TokenDto } from './dto/token.dto';
@@ -358,9 +356,8 @@ export class TokensService {
 
   /**
    * A read whose record is known before its token (the caller's transform is the same on every container):
-   * the token and its record in one statement. undefined when auditing is off or the statement failed for a
-   * reason it cannot pin on the read or the record: get() then reads and records step by step, where a
-   * record that cannot be written answers 503 as on every route. Nothing of the failed statement was kept.
+   * the token and its record in one statement (TokensRepository.findLiveAudited). undefined when auditing is
+   * off or the statement failed: get() then reads and records step by step.
    */
   private async findAudited(
     principal: Principal,
@@ -373,27 +370,14 @@ export class TokensService {
     if (record === null) {
       return undefined;
     }
-    let row: Token | null;
-    try {
-      row = await this.tokens.findLiveAudited(principal.tenantId, id, this.clock.now(), record.values);
-    } catch (err) {
-      if (!(err instanceof QueryFailedError) || connectionFailure(err) !== null) {
-        record.written(false);
-        throw err;
-      }
-      // Only the SQLSTATE: the statement's parameters hold the request's record. Every such reveal pays
-      // two statements until the cause is gone, so operators see it instead of a silent slow path.
-      this.logger.warn(
-        { err: { code: (err as { code?: unknown }).code } },
-        'the audited read failed: read, then recorded, step by step',
-      );
+    const found = await this.tokens.findLiveAudited(principal.tenantId, [id], this.clock.now(), [record]);
+    if (found === undefined) {
       return undefined;
     }
-    if (row === null) {
+    if (found[0] === null) {
       throw ApiError.notFound('Token');
     }
-    record.written(true);
-    return row;
+    return found[0];
   }
 
   /** A duplicate is always one the caller may read (DuplicateScope): shown at most masked. */

@@ -1,5 +1,7 @@
 import { Principal } from '../../src/access/principal';
+import { auditEvent } from '../../src/audit/audit-event';
 import { DetokenizeService } from '../../src/tokens/detokenize.service';
+import { auditRows } from '../support/audit';
 import { statusOf } from '../support/problems';
 import { TestContext, TestTenant } from '../support/test-app';
 import { rule, tokenApp } from '../support/token-factory';
@@ -71,8 +73,11 @@ describe('detokenization', () => {
     expect(seen.card.number).toBe(revealed.mask);
     const text = await ctx
       .get(DetokenizeService)
-      .detokenizeTextUnrecorded(maskOnly, `n={{ ${cardId} | json: '$.number' }}`);
-    expect(text.value).toBe(`n=${revealed.mask}`);
+      .detokenizeTextRecorded(maskOnly, `n={{ ${cardId} | json: '$.number' }}`, {
+        events: [],
+        written: false,
+      });
+    expect(text).toBe(`n=${revealed.mask}`);
   });
 
   it('answers 400 for an unknown id and for more than 100 distinct tokens', async () => {
@@ -96,15 +101,28 @@ describe('detokenization', () => {
     expect(await statusOf(detokenize(stranger, `{{ ${cardId} }}`))).toBe(400);
   });
 
-  it('detokenizes text bodies, and hands over the record of the tokens used', async () => {
-    const { value, record } = await ctx
+  it("detokenizes text bodies, and writes the record of the tokens used with the caller's own", async () => {
+    const before = (await auditRows(ctx, tenant.tenantId)).length;
+    const own = auditEvent(user, 'proxy', null, 'proxy', 'Request forwarded (POST)');
+    const records = { events: [own], written: false };
+    const value = await ctx
       .get(DetokenizeService)
-      .detokenizeTextUnrecorded(user, `name={{ ${textId} }}&card={{ ${cardId} | json: '$.number' }}`);
+      .detokenizeTextRecorded(user, `name={{ ${textId} }}&card={{ ${cardId} | json: '$.number' }}`, records);
     expect(value).toBe('name=Jane&card=4242424242424242');
-    expect(record).toMatchObject({ entityType: 'token', operation: 'detokenize' });
-    expect(record?.message).toContain(textId);
-    expect(record?.message).toContain(cardId);
-    const none = await ctx.get(DetokenizeService).detokenizeTextUnrecorded(user, 'no expressions here');
-    expect(none).toEqual({ value: 'no expressions here', record: null });
+    expect(records.written).toBe(true);
+    const written = (await auditRows(ctx, tenant.tenantId)).slice(before);
+    expect(written.map((r) => [r.operation, r.message]).sort()).toEqual([
+      ['detokenize', `Tokens used: ${textId} (reveal), ${cardId} (reveal)`],
+      ['proxy', 'Request forwarded (POST)'],
+    ]);
+    const none = { events: [own], written: false };
+    const detokenizer = ctx.get(DetokenizeService);
+    expect(await detokenizer.detokenizeTextRecorded(user, 'no expressions here', none)).toBe(
+      'no expressions here',
+    );
+    expect(none.written).toBe(true);
+    expect((await auditRows(ctx, tenant.tenantId)).slice(before + 2).map((r) => r.operation)).toEqual([
+      'proxy',
+    ]);
   });
 });

@@ -105,13 +105,18 @@ describe('statements per reveal', () => {
             operation: 'read',
             message: 'Token read (together)',
           });
-          return repository.findLiveAudited(tenant.tenantId, tokenId, new Date(), record!.values);
+          return repository.findLiveAudited(tenant.tenantId, [tokenId], new Date(), [record!]);
         }),
       );
     });
     expect(sent.some((text) => /JOIN tokens ON/.test(text))).toBe(true);
     expect(sent.every((text) => /INSERT INTO audit_records/.test(text))).toBe(true);
-    expect(rows.map((row) => (row as { id?: string } | null)?.id ?? null)).toEqual([id, null, null, id]);
+    expect(rows.map((found) => (found as ({ id: string } | null)[])[0]?.id ?? null)).toEqual([
+      id,
+      null,
+      null,
+      id,
+    ]);
     expect(await reads(id)).toEqual([...before.live, 'Token read (together)', 'Token read (together)']);
     expect(await reads(gone)).toEqual(before.gone);
     expect(await reads('no-such-token')).toEqual([]);
