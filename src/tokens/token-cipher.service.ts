@@ -25,8 +25,24 @@ export class TokenCipher {
   }
 
   async open(tenantId: string, tokenId: string, blob: Buffer): Promise<unknown> {
-    const key = await this.keys.dataKey(tenantId, sealedKeyVersion(blob));
-    return JSON.parse(open(key, blob, aad(tenantId, tokenId)).toString('utf8')) as unknown;
+    return openWith(await this.keys.dataKey(tenantId, sealedKeyVersion(blob)), tenantId, tokenId, blob);
+  }
+
+  /**
+   * Opens the tenant's `blobs` (a list page's) with each key version looked up once, then each blob without a
+   * lookup or a promise of its own. A key that cannot be had fails only the blobs sealed with it, when opened.
+   */
+  async opener(tenantId: string, blobs: Buffer[]): Promise<(tokenId: string, blob: Buffer) => unknown> {
+    const versions = [...new Set(blobs.map(versionOf))].filter((v) => v !== null);
+    const keys = await Promise.allSettled(versions.map((v) => this.keys.dataKey(tenantId, v)));
+    const byVersion = new Map(versions.map((v, i) => [v, keys[i]]));
+    return (tokenId, blob) => {
+      const key = byVersion.get(sealedKeyVersion(blob));
+      if (key?.status !== 'fulfilled') {
+        throw key?.reason ?? new Error('data key not looked up');
+      }
+      return openWith(key.value, tenantId, tokenId, blob);
+    };
   }
 
   async fingerprint(tenantId: string, type: string, value: string): Promise<string> {
@@ -54,6 +70,19 @@ export function sealWith(
     blob: seal(key, version, Buffer.from(JSON.stringify(data), 'utf8'), aad(tenantId, tokenId)),
     version,
   };
+}
+
+function openWith(key: KeyObject, tenantId: string, tokenId: string, blob: Buffer): unknown {
+  return JSON.parse(open(key, blob, aad(tenantId, tokenId)).toString('utf8')) as unknown;
+}
+
+/** The key version of a blob, or null for one that is not a sealed blob (it fails when opened). */
+function versionOf(blob: Buffer): number | null {
+  try {
+    return sealedKeyVersion(blob);
+  } catch {
+    return null;
+  }
 }
 
 export function fingerprintWith(hmac: KeyObject, type: string, value: string): string {

@@ -185,21 +185,28 @@ export class TokensService {
   }
 
   /** Tokens of a list, each as the caller's transform for `permission` shows it. */
-  presentRows(principal: Principal, permission: Permission, rows: Token[]): Promise<TokenDto[]> {
-    return Promise.all(
-      rows.map((row) =>
-        this.present(row, undefined, transformFor(principal, permission, row.containers) ?? 'redact').catch(
-          (err: unknown) => {
-            // One unreadable ciphertext must not hide the rest of the page: show that token without data.
-            this.logger.error(
-              { tokenId: row.id, err: { type: err instanceof Error ? err.name : 'unknown' } },
-              'token could not be decrypted',
-            );
-            return presentToken(row, { transform: 'redact' });
-          },
-        ),
-      ),
+  async presentRows(principal: Principal, permission: Permission, rows: Token[]): Promise<TokenDto[]> {
+    const transforms = rows.map((row) => transformFor(principal, permission, row.containers) ?? 'redact');
+    const sealed = rows.flatMap((row, i) =>
+      transforms[i] === 'redact' || row.data === null ? [] : [row.data],
     );
+    const open = await this.cipher.opener(principal.tenantId, sealed);
+    return rows.map((row, i) => {
+      const transform = transforms[i];
+      if (transform === 'redact' || row.data === null) {
+        return presentToken(row, { transform });
+      }
+      try {
+        return this.presentData(row, open(row.id, row.data), transform);
+      } catch (err) {
+        // One unreadable ciphertext must not hide the rest of the page: show that token without data.
+        this.logger.error(
+          { tokenId: row.id, err: { type: err instanceof Error ? err.name : 'unknown' } },
+          'token could not be decrypted',
+        );
+        return presentToken(row, { transform: 'redact' });
+      }
+    });
   }
 
   /** A merge patch, retried when another writer changed the token between our read and our write. */
@@ -403,8 +410,11 @@ export class TokensService {
       return presentToken(row, { transform });
     }
     const data = knownData !== undefined ? knownData : await this.cipher.open(row.tenantId, row.id, row.data);
-    const mask = options.mask ? this.evaluateMask(row.mask, data) : undefined;
-    return presentToken(row, { transform, data, mask });
+    return this.presentData(row, data, transform, options.mask);
+  }
+
+  private presentData(row: Token, data: unknown, transform: Transform, mask = true): TokenDto {
+    return presentToken(row, { transform, data, mask: mask ? this.evaluateMask(row.mask, data) : undefined });
   }
 
   private evaluateMask(mask: unknown, data: unknown): unknown {
