@@ -78,8 +78,10 @@ export interface TokenListPageSql {
  * LIMIT to end the walk early; with these filters it misjudges how many match (a metadata value missing from
  * the column's statistics is estimated at 0.5 % of the table), and the walk read every token of the tenant,
  * hundreds of ms at 100,000 tokens, where the filter's own index finds them in well under one. Only the page's
- * rows are then read in full, by primary key. Without such a filter nearly every token matches, and walking
- * them in creation order is the plan that fits.
+ * rows are then read in full, by the address (ctid) of the row version the match was found in: the same
+ * statement's snapshot sees that version and no other, so it is the row a primary-key lookup would find, without
+ * descending the primary key once per row. Without such a filter nearly every token matches, and walking them in
+ * creation order is the plan that fits.
  */
 export function tokenListPageSql(
   tenantId: string,
@@ -92,11 +94,11 @@ export function tokenListPageSql(
   const countValues = where.values.slice();
   const indexed = Object.keys(filter.metadata).length > 0 || (filter.indexHashes ?? []).length > 0;
   const text = indexed
-    ? `WITH matches AS MATERIALIZED (SELECT t.created_at, t.id FROM tokens t WHERE ${where.text}),
-      page AS (SELECT created_at, id FROM matches ORDER BY created_at DESC, id ASC
+    ? `WITH matches AS MATERIALIZED (SELECT t.created_at, t.id, t.ctid FROM tokens t WHERE ${where.text}),
+      page AS (SELECT created_at, id, ctid FROM matches ORDER BY created_at DESC, id ASC
         OFFSET ${where.param(filter.offset)} LIMIT ${where.param(filter.limit)})
       SELECT ${columns}, (SELECT count(*) FROM matches) AS "totalItems"
-      FROM page JOIN tokens t ON t.tenant_id = ${where.param(tenantId)} AND t.id = page.id
+      FROM page JOIN tokens t ON t.ctid = page.ctid
       ORDER BY page.created_at DESC, page.id ASC`
     : `SELECT ${columns}, count(*) OVER () AS "totalItems" FROM tokens t WHERE ${where.text}
       ORDER BY t.created_at DESC, t.id ASC OFFSET ${where.param(filter.offset)} LIMIT ${where.param(filter.limit)}`;

@@ -74,6 +74,9 @@ describe('token list statement', () => {
     const { plan, ids, total } = await run(filter({ k: 'v7' }));
     expect(indexes(plan)).toContain('tokens_live_metadata');
     expect(indexes(plan)).not.toContain('tokens_live_by_created');
+    // The page's rows are read by the address of the version found, not by a primary-key lookup each.
+    expect(plan.map((n) => n['Node Type'])).toContain('Tid Scan');
+    expect(indexes(plan)).not.toContain('tokens_pkey');
     expect(total).toBe(TOKENS / VALUES);
     // n = 7, 107, ... 1907: newest first is the largest n first
     const expected = Array.from({ length: TOKENS / VALUES }, (_, i) => `plan-${1907 - i * VALUES}`);
