@@ -20,6 +20,7 @@ import { patchDenial } from './rules/patch-access';
 import { TokenBuilder } from './token-builder.service';
 import { TokenCipher, WriteKeys } from './token-cipher.service';
 import { readCreateRequest, applyPatch } from './token-fields';
+import { maskShortcut, NO_SHORTCUT } from './mask-shortcuts';
 import { presentToken, presentUnreadable } from './token-presenter';
 import { Token } from './token.entity';
 import { DedupRateLimit } from './dedup-rate-limit';
@@ -420,6 +421,10 @@ export class TokensService {
   private evaluateMask(mask: unknown, data: unknown): unknown {
     if (mask === null || mask === undefined) {
       return undefined;
+    }
+    const shortcut = maskShortcut(mask, data);
+    if (shortcut !== NO_SHORTCUT) {
+      return shortcut;
     }
     try {
       return this.engine.renderDeep(mask, { data });
