@@ -70,6 +70,9 @@ async function run(message, input) {
   const { id, tenant, code, codeHash, timeoutMs } = message;
   let sandbox;
   let context;
+  // Every Reference into the context holds it alive until it is released or this process's own heap collects
+  // its handle, which is rare here: released contexts then pile up in the isolate's heap towards its limit.
+  const references = [];
   try {
     sandbox = isolates.for(tenant);
     const script = sandbox.userScript(code, codeHash);
@@ -78,14 +81,19 @@ async function run(message, input) {
     context = sandbox.takeContext(timeoutMs);
     const jail = context.global;
     const host = new ivm.Reference((name, argsJson) => hostCall(id, name, argsJson));
+    references.push(host);
     const userFn = script.runSync(context, { reference: true, timeout: timeoutMs });
+    references.push(userFn);
     // Module wrappers are function expressions: cheap to evaluate per context, run only when required.
     const names = [...sandbox.modules.keys()];
     const moduleFns = [];
     for (const name of names) {
-      moduleFns.push(sandbox.modules.get(name).runSync(context, { reference: true }).derefInto());
+      const moduleFn = sandbox.modules.get(name).runSync(context, { reference: true });
+      references.push(moduleFn);
+      moduleFns.push(moduleFn.derefInto());
     }
     const start = jail.getSync('__vault_start', { reference: true });
+    references.push(start);
     const args = [userFn.derefInto(), host, input, new ivm.ExternalCopy(names).copyInto(), ...moduleFns];
     const result = await start.apply(undefined, args, {
       result: { promise: true, copy: true },
@@ -108,6 +116,9 @@ async function run(message, input) {
     });
   } finally {
     if (context !== undefined && !sandbox.disposed) {
+      for (const reference of references) {
+        reference.release();
+      }
       context.release();
     }
     sandbox?.warmSpare();
