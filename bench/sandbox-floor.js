@@ -3,8 +3,9 @@
  * The sandbox's own floor: what one run costs isolated-vm itself when nothing else happens, so the react
  * figures can be read against it. In one process started with the sandbox workers' V8 flags, one warm
  * isolate with the prelude and the modules compiled once runs the bench reactor's code again and again, each
- * run in a fresh context as the workers do (context, prelude, code, module wrappers, the call, release), with
- * no IPC, HTTP, database or audit. Prints one JSON line: { runs, cpu_ms_per_run, p50_ms }.
+ * run in a fresh context as the workers do (context, prelude, code, module wrappers, the call, the release of
+ * the context and of every Reference into it), with no IPC, HTTP, database or audit. Prints one JSON line:
+ * { runs, cpu_ms_per_run, p50_ms }.
  *
  * Run by bench/run.js as `node --no-node-snapshot --jitless bench/sandbox-floor.js <seconds>`.
  */
@@ -59,14 +60,23 @@ function sandbox() {
     jail.setSync('globalThis', jail.derefInto());
     prelude.runSync(context, { timeout: 1000 });
     const userFn = user.runSync(context, { reference: true, timeout: 1000 });
-    const wrappers = modules.map((m) => m.runSync(context, { reference: true }).derefInto());
+    const wrappers = modules.map((m) => m.runSync(context, { reference: true }));
     const start = jail.getSync('__vault_start', { reference: true });
     const host = new ivm.Reference(() => null);
     const result = await start.apply(
       undefined,
-      [userFn.derefInto(), host, input, new ivm.ExternalCopy(names).copyInto(), ...wrappers],
+      [
+        userFn.derefInto(),
+        host,
+        input,
+        new ivm.ExternalCopy(names).copyInto(),
+        ...wrappers.map((w) => w.derefInto()),
+      ],
       { result: { promise: true, copy: true }, timeout: 1000 },
     );
+    for (const reference of [userFn, start, host, ...wrappers]) {
+      reference.release();
+    }
     context.release();
     if (!JSON.parse(result).ok) {
       throw new Error(`the bench reactor failed: ${result}`);
