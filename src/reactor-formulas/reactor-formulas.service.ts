@@ -3,7 +3,7 @@ import { auditEvent } from '../audit/audit-event';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { Brackets, Repository } from 'typeorm';
+import { Brackets, EntityManager, Repository } from 'typeorm';
 import { ApplicationsService } from '../applications/applications.service';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
@@ -18,14 +18,24 @@ import { checkFormulaBody } from './formula-rules';
 import { ReactorFormula } from './reactor-formula.entity';
 import { Clock } from '../common/clock';
 
+/** Called inside the transaction that changes or deletes a formula. */
+export type FormulaChangeHook = (manager: EntityManager, formulaId: string) => Promise<void>;
+
 @Injectable()
 export class ReactorFormulasService {
+  private readonly changeHooks: FormulaChangeHook[] = [];
+
   constructor(
     @InjectRepository(ReactorFormula) private readonly formulas: Repository<ReactorFormula>,
     private readonly applications: ApplicationsService,
     private readonly clock: Clock,
     private readonly audit: AuditService,
   ) {}
+
+  /** What caches the code of reactors built from a formula registers, to forget it when the formula changes. */
+  onChange(hook: FormulaChangeHook): void {
+    this.changeHooks.push(hook);
+  }
 
   async create(principal: Principal, dto: ReactorFormulaBodyDto): Promise<ReactorFormulaDto> {
     requirePrivate(dto);
@@ -94,6 +104,7 @@ export class ReactorFormulasService {
         { ...fieldsOf(dto), modifiedBy: principal.applicationId, modifiedAt: this.clock.now() },
       );
       await this.audit.record(auditEvent(principal, 'reactor_formula', id, 'update', 'Formula updated'), m);
+      await this.changedIn(m, id);
     });
     return this.get(principal, id);
   }
@@ -110,7 +121,14 @@ export class ReactorFormulasService {
     await this.formulas.manager.transaction(async (m) => {
       await m.delete(ReactorFormula, { tenantId: principal.tenantId, id });
       await this.audit.record(auditEvent(principal, 'reactor_formula', id, 'delete', 'Formula deleted'), m);
+      await this.changedIn(m, id);
     });
+  }
+
+  private async changedIn(manager: EntityManager, id: string): Promise<void> {
+    for (const hook of this.changeHooks) {
+      await hook(manager, id);
+    }
   }
 
   /** An official formula or one of the tenant's: what reactors may be built from. */

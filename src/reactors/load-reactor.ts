@@ -10,6 +10,17 @@ export interface RunnableFormula {
   requestParameters: FormulaRequestParameter[];
 }
 
+/** What the react path needs of a reactor: the code to run and its decrypted configuration. */
+export interface LoadedReactor {
+  reactor: Reactor;
+  code: string;
+  /** The formula's request parameters; null for a code reactor, whose arguments pass unfiltered. */
+  parameters: readonly FormulaRequestParameter[] | null;
+  configuration: Record<string, unknown>;
+  /** A code reactor's `runtime.timeout`; undefined: the sandbox limit. */
+  timeoutMs: number | undefined;
+}
+
 type LoadedRow = Reactor & {
   formulaCode: string | null;
   formulaParameters: FormulaRequestParameter[] | null;

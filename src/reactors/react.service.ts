@@ -13,7 +13,8 @@ import { DetokenizeService } from '../tokens/detokenize.service';
 import { TokenizeService } from '../tokens/tokenize.service';
 import { ReactRequestDto, ReactResponseDto } from './dto/react.dto';
 import { prepareArgs } from './react-args';
-import { LoadedReactor, ReactorsService } from './reactors.service';
+import { LoadedReactor } from './load-reactor';
+import { ReactorsService } from './reactors.service';
 
 /** POST /reactors/<id>/react: spec §4.4 invocation rules, in the spec's order. */
 @Injectable()

@@ -5,6 +5,7 @@ import { ReactorFormulasModule } from '../reactor-formulas/reactor-formulas.modu
 import { SandboxBridgesModule } from '../sandbox-bridges/sandbox-bridges.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { ReactService } from './react.service';
+import { ReactorCache } from './reactor-cache';
 import { Reactor } from './reactor.entity';
 import { ReactorRun } from './reactor-run.entity';
 import { ReactorRunsService } from './reactor-runs.service';
@@ -20,7 +21,7 @@ import { ReactorsService } from './reactors.service';
     SandboxBridgesModule,
   ],
   controllers: [ReactorsController],
-  providers: [ReactorsService, ReactService, ReactorRunsService],
+  providers: [ReactorsService, ReactService, ReactorRunsService, ReactorCache],
   exports: [ReactorsService, ReactorRunsService],
 })
 export class ReactorsModule {}

@@ -14,24 +14,14 @@ import { mergePatch } from '../common/merge-patch';
 import { findIdAndNamePage, Page, pageOf } from '../common/pagination';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { TenantCipher } from '../crypto/tenant-cipher.service';
-import { FormulaRequestParameter, ReactorFormula } from '../reactor-formulas/reactor-formula.entity';
+import { ReactorFormula } from '../reactor-formulas/reactor-formula.entity';
 import { ReactorFormulasService, toFormulaDto } from '../reactor-formulas/reactor-formulas.service';
 import { ListReactorsQueryDto, ReactorBodyDto, ReactorDto } from './dto/reactor.dto';
 import { checkReactorConfiguration } from './reactor-configuration';
 import { checkCodeReactor, ReactorRuntime } from './reactor-rules';
-import { ReactorLoader } from './load-reactor';
+import { LoadedReactor, ReactorLoader } from './load-reactor';
+import { ReactorCache } from './reactor-cache';
 import { Reactor } from './reactor.entity';
-
-/** What the react path needs of a reactor: the code to run and its decrypted configuration. */
-export interface LoadedReactor {
-  reactor: Reactor;
-  code: string;
-  /** The formula's request parameters; null for a code reactor, whose arguments pass unfiltered. */
-  parameters: readonly FormulaRequestParameter[] | null;
-  configuration: Record<string, unknown>;
-  /** A code reactor's `runtime.timeout`; undefined: the sandbox limit. */
-  timeoutMs: number | undefined;
-}
 
 /** The columns a create, replace or patch writes. */
 interface ReactorFields {
@@ -58,6 +48,7 @@ export class ReactorsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly audit: AuditService,
     private readonly events: Events,
+    private readonly cache: ReactorCache,
   ) {
     this.loader = new ReactorLoader(reactors, config.databasePreparedStatements);
   }
@@ -120,11 +111,22 @@ export class ReactorsService {
       }
       await this.audit.record(auditEvent(principal, 'reactor', id, 'delete', 'Reactor deleted'), m);
       await this.events.publish(principal.tenantId, 'reactor.deleted', { id }, m);
+      await this.cache.changed(m, id);
     });
   }
 
-  /** The reactor, the code it runs and its configuration in clear, for an invocation. */
+  /** The reactor, the code it runs and its configuration in clear, for an invocation (ReactorCache). */
   async load(tenantId: string, id: string): Promise<LoadedReactor> {
+    const cached = this.cache.get(tenantId, id);
+    if (cached !== undefined) {
+      return cached;
+    }
+    const runnable = await this.loadRunnable(tenantId, id);
+    this.cache.set(tenantId, id, runnable);
+    return runnable;
+  }
+
+  private async loadRunnable(tenantId: string, id: string): Promise<LoadedReactor> {
     const loaded = await this.loader.load(tenantId, id);
     if (loaded === null) {
       throw ApiError.notFound('Reactor');
@@ -234,6 +236,7 @@ export class ReactorsService {
       );
       await this.audit.record(auditEvent(principal, 'reactor', id, 'update', 'Reactor updated'), m);
       await this.events.publish(tenantId, 'reactor.updated', { id }, m);
+      await this.cache.changed(m, id);
     });
     return this.get(principal, id);
   }

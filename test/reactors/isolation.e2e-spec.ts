@@ -62,15 +62,17 @@ describe('tenants’ reactors run alternately cannot see each other', () => {
     const foreign = await newReactor(ctx, beta, {
       code: "module.exports = async () => ({ raw: 'BETA-CODE-RAN' });",
     });
+    const tampered = await newReactor(ctx, alpha);
     const key = (await tokenApp(ctx, alpha, [], ['token:use'])).key;
     expect((await reactorsApi(ctx, alpha).react(own.reactorId, {}, key)).status).toBe(200);
-    // Only a database write could make this row (creating or updating a reactor checks the formula).
+    // Only a database write could make this row (creating or updating a reactor checks the formula). It is
+    // made before the reactor's first invocation: a write behind the API's back does not evict ReactorCache.
     await ctx.dataSource.query('UPDATE reactors SET formula_id = $1 WHERE tenant_id = $2 AND id = $3', [
       foreign.formulaId,
       alpha.tenantId,
-      own.reactorId,
+      tampered.reactorId,
     ]);
-    const res = await reactorsApi(ctx, alpha).react(own.reactorId, {}, key);
+    const res = await reactorsApi(ctx, alpha).react(tampered.reactorId, {}, key);
     expect(res.status).toBe(404);
     expect(res.body.detail).toMatch(/formula/i);
     expect(JSON.stringify(res.body)).not.toContain('BETA-CODE-RAN');
