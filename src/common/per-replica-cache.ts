@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 
 /**
- * The shape of the per-replica caches (applications, proxies): lru-cache, bounded (the least recently used
+ * The shape of the per-replica caches (applications, proxies, reactors): lru-cache, bounded (the least recently used
  * entry makes room) and expiring, plus eviction by value for the change notifications of other replicas.
  */
 export class PerReplicaCache<V extends object> {
