@@ -80,7 +80,8 @@ export interface TokenListPageSql {
  * hundreds of ms at 100,000 tokens, where the filter's own index finds them in well under one. Only the page's
  * rows are then read in full, by the address (ctid) of the row version the match was found in: the same
  * statement's snapshot sees that version and no other, so it is the row a primary-key lookup would find, without
- * descending the primary key once per row. Without such a filter nearly every token matches, and walking them in
+ * descending the primary key once per row. The tenant and id are checked on that row too: a ctid names a row only
+ * within one table, which a table split by tenant would no longer be. Without such a filter nearly every token matches, and walking them in
  * creation order is the plan that fits.
  */
 export function tokenListPageSql(
@@ -98,7 +99,8 @@ export function tokenListPageSql(
       page AS (SELECT created_at, id, ctid FROM matches ORDER BY created_at DESC, id ASC
         OFFSET ${where.param(filter.offset)} LIMIT ${where.param(filter.limit)})
       SELECT ${columns}, (SELECT count(*) FROM matches) AS "totalItems"
-      FROM page JOIN tokens t ON t.ctid = page.ctid
+      FROM page JOIN tokens t
+        ON t.ctid = page.ctid AND t.tenant_id = ${where.param(tenantId)} AND t.id = page.id
       ORDER BY page.created_at DESC, page.id ASC`
     : `SELECT ${columns}, count(*) OVER () AS "totalItems" FROM tokens t WHERE ${where.text}
       ORDER BY t.created_at DESC, t.id ASC OFFSET ${where.param(filter.offset)} LIMIT ${where.param(filter.limit)}`;
