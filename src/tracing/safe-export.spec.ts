@@ -39,6 +39,7 @@ describe('SafeSpanExporter', () => {
       ['exception', { 'exception.type': 'Error' }],
     ]);
     expect(exported.spanContext()).toEqual(span.spanContext());
-    expect(JSON.stringify(exported)).not.toMatch(/4242|secret/);
+    // The whole card number: a shorter run such as "4242" turns up in the span's nanosecond timestamps now and then.
+    expect(JSON.stringify(exported)).not.toMatch(/4242424242424242|secret|user:pw/);
   });
 });
