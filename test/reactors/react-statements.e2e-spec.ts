@@ -1,3 +1,5 @@
+import { ApiError } from '../../src/common/api-error';
+import { ReactorsService } from '../../src/reactors/reactors.service';
 import { recordsOf } from '../support/audit';
 import { newReactor, reactorsApi } from '../support/reactor-factory';
 import { statementsOf } from '../support/statements';
@@ -8,6 +10,8 @@ import { cardData, tokenApp } from '../support/token-factory';
  * A warm reaction reads its argument tokens and writes its audit records, two statements: the reactor and the
  * formula it runs come from the per-replica ReactorCache, which a change to either empties at once.
  */
+const onPostgres = process.env.DATABASE_URL ? it : it.skip;
+
 describe('statements per reaction', () => {
   let ctx: TestContext;
   let tenant: TestTenant;
@@ -63,4 +67,26 @@ describe('statements per reaction', () => {
     await api.delete(reactorId).expect(204);
     await api.react(reactorId, { args: {} }, caller.key).expect(404);
   });
+
+  onPostgres(
+    'another replica forgets a deleted reactor through NOTIFY, well within the cache TTL',
+    async () => {
+      const { reactorId } = await newReactor(ctx, tenant, {});
+      const remote = (await ctx.secondInstance()).app.get(ReactorsService);
+      expect((await remote.load(tenant.tenantId, reactorId)).reactor.id).toBe(reactorId);
+      await api.delete(reactorId).expect(204);
+      let gone = false;
+      for (const until = Date.now() + 2000; Date.now() < until && !gone;) {
+        gone = await remote.load(tenant.tenantId, reactorId).then(
+          () => false,
+          (err: unknown) => err instanceof ApiError && err.status === 404,
+        );
+        if (!gone) {
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      }
+      // Far below the cache TTL (10 s): only the notification explains it.
+      expect(gone).toBe(true);
+    },
+  );
 });
