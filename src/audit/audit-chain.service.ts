@@ -24,7 +24,7 @@ import {
   updateHeads,
 } from './audit-heads';
 import { appendLinks, awaitEarlierWriters, catchUpHeads, ChainKeys, Sealable } from './audit-append';
-import { recordColumns } from './audit-event';
+import { readRecordColumns } from './audit-event';
 import type { LinkedRow } from './audit-event';
 
 const SEAL_BATCH = 500;
@@ -147,7 +147,7 @@ export class AuditChain {
     // `r.xid`, never a bare `xid` (the text output column): ORDER BY would sort the ids as text, '1000'
     // before '999', and batches overlapped across such a boundary, linking a record twice.
     const rows: (Sealable & { linked: boolean })[] = await m.query(
-      `SELECT ${recordColumns('r')}, r.xid::text AS xid, EXISTS (
+      `SELECT ${readRecordColumns('r')}, r.xid::text AS xid, EXISTS (
          SELECT 1 FROM audit_links l WHERE l.tenant_id = r.tenant_id AND l.record_id = r.id) AS linked
        FROM audit_records r
        WHERE (r.xid, r.id) > ($1::xid8, $2::uuid) AND r.xid < pg_snapshot_xmin(pg_current_snapshot())
@@ -277,7 +277,7 @@ export class AuditChain {
     let prev = head.anchor_hash;
     for (;;) {
       const rows: (LinkedRow & { record_id: string })[] = await this.dataSource.query(
-        `SELECT l.seq, l.prev_hash, l.hash, l.key_id, l.record_id, ${recordColumns('r')} FROM audit_links l
+        `SELECT l.seq, l.prev_hash, l.hash, l.key_id, l.record_id, ${readRecordColumns('r')} FROM audit_links l
          LEFT JOIN audit_records r ON r.xid = l.record_xid AND r.id = l.record_id AND r.tenant_id = l.tenant_id
          WHERE l.tenant_id = $1 AND l.seq >= $2 AND l.seq <= $3 ORDER BY l.seq LIMIT ${VERIFY_BATCH}`,
         // Up to the head read above: a replica sealing meanwhile appends past it.

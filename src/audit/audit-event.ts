@@ -67,6 +67,16 @@ export function recordColumns(alias?: string): string {
   return RECORD_COLUMNS.map((c) => (alias === undefined ? c : `${alias}.${c}`)).join(', ');
 }
 
+/**
+ * recordColumns(alias) for reading records back: `token_ids` as JSON, which JSON.parse reads in native code
+ * where pg's text-array parser walks every character of a list's 20 ids in JavaScript (the same strings).
+ */
+export function readRecordColumns(alias: string): string {
+  return RECORD_COLUMNS.map((c) =>
+    c === 'token_ids' ? `to_json(${alias}.token_ids) AS token_ids` : `${alias}.${c}`,
+  ).join(', ');
+}
+
 /** A stored record: the event's columns (its place in the tenant's chain is its row of `audit_links`). */
 export interface AuditRow {
   tenant_id: string;

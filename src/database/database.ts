@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { AppConfig } from '../config/app-config';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { preflight } from './preflight';
+import { vaultTypes } from './timestamptz';
 import { PgSsl, pgSsl } from './tls';
 
 export interface DatabaseRuntime {
@@ -48,6 +49,7 @@ export function dataSourceOptions(
     extra: {
       max: poolSize,
       idleTimeoutMillis: 30000,
+      types: vaultTypes,
       ...(connectTimeoutMs === undefined ? {} : { connectionTimeoutMillis: connectTimeoutMs }),
       // Sent when each connection starts: one slow statement cannot hold a pooled connection indefinitely.
       ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),

@@ -14,10 +14,9 @@ import { CurrentPrincipal, RequirePermission } from '../access/decorators';
 import { Principal } from '../access/principal';
 import { RequireContentType } from '../common/content-type.guard';
 import { Page } from '../common/pagination';
-import { validatePlain } from '../common/validation';
 import {
   CreateTokenDto,
-  ListTokensQueryDto,
+  listTokensQuery,
   SearchTokensDto,
   TokenDto,
   TokenPageDto,
@@ -68,7 +67,7 @@ export class TokensController {
   @ApiOkResponse({ type: TokenPageDto })
   list(@CurrentPrincipal() p: Principal, @Query() raw: Record<string, unknown>): Promise<Page<TokenDto>> {
     const { query, metadata } = splitMetadataFilters(raw);
-    return this.tokens.list(p, validatePlain(ListTokensQueryDto, query), metadata);
+    return this.tokens.list(p, listTokensQuery(query), metadata);
   }
 
   @Post('search')

@@ -9,7 +9,13 @@ import { preparedQuery } from '../database/prepared-query';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { AuditedReads } from './audited-reads';
 import { PrimaryKeyReads } from './primary-key-reads';
-import { likePrefixes, TokenListFilter, tokenListPageSql, tokenListWhere } from './token-list-sql';
+import {
+  likePrefixes,
+  TokenListFilter,
+  tokenListColumns,
+  tokenListPageSql,
+  tokenListWhere,
+} from './token-list-sql';
 import { Token } from './token.entity';
 import { indexPart, insertPart } from './token-insert-sql';
 
@@ -48,7 +54,7 @@ function goneRows(result: unknown[]): GoneToken[] {
 export class TokensRepository {
   /** Every column as `column AS "property"`: a plain SQL row then already has the entity's shape. */
   private readonly columns: string;
-  /** The same, of the alias `t` (the list statements). */
+  /** What a list statement reads of the alias `t` (tokenListColumns). */
   private readonly aliasedColumns: string;
   private readonly primaryKeyReads: PrimaryKeyReads;
   private readonly auditedReads: AuditedReads;
@@ -59,7 +65,7 @@ export class TokensRepository {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.columns = entityColumns(tokens.metadata);
-    this.aliasedColumns = entityColumns(tokens.metadata, 't');
+    this.aliasedColumns = tokenListColumns(tokens.metadata);
     const query = (name: string, text: string, values: unknown[]): Promise<Record<string, unknown>[]> =>
       preparedQuery(this.tokens.manager, name, text, values, this.config.databasePreparedStatements);
     this.primaryKeyReads = new PrimaryKeyReads(query, this.columns);
