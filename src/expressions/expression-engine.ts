@@ -6,6 +6,7 @@ import { EXPRESSION_LIMITS } from './expression.limits';
 import { ExpressionError } from './expression.errors';
 import { countingFilter, countingOperators, countRenderedNodes, limitWork } from './expression-work';
 import { registerVaultFilters, vaultFilters } from './filters';
+import { jsonPathShortcut, NO_SHORTCUT } from './json-path-shortcut';
 import { LimitedEmitter } from './limited-emitter';
 import { toExpressionError } from './to-expression-error';
 
@@ -84,6 +85,35 @@ export class ExpressionEngine {
         throw toExpressionError(error);
       }
     });
+  }
+
+  /**
+   * `{{ value <filters> }}` rendered typed, as render gives it. A chain that is only `| json: '<path>'` and
+   * selects a value is answered without a Liquid context, charged to the budget as its render would be; the
+   * engine renders every other chain, and any the budget would refuse.
+   */
+  renderFiltered(value: unknown, filters: string): unknown {
+    const budget = currentBudget();
+    // The json filter's work (expression-work.ts: a call, and its input's length if it is a string).
+    const units = 1 + (typeof value === 'string' ? Math.floor(value.length / 1000) : 0);
+    if (
+      units <= EXPRESSION_LIMITS.work &&
+      (budget === undefined || (budget.remainingMs > 0 && units <= budget.remainingWork))
+    ) {
+      const started = performance.now();
+      const selected = jsonPathShortcut(value, filters);
+      if (
+        selected !== NO_SHORTCUT &&
+        !(typeof selected === 'string' && selected.length > EXPRESSION_LIMITS.memory)
+      ) {
+        if (budget !== undefined) {
+          budget.remainingWork -= units;
+          budget.remainingMs -= performance.now() - started;
+        }
+        return selected;
+      }
+    }
+    return this.render(`{{ value ${filters} }}`, { value });
   }
 
   /** Renders every string leaf of a mask definition typed; keys and other primitives stay as they are. */

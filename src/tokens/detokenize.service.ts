@@ -23,6 +23,12 @@ import { boundedName } from '../common/validation';
 
 export const MAX_DETOKENIZED_TOKENS = 100;
 
+/** A referenced token as its transform shows it: the whole token only where a `token:` reference wants it. */
+interface Resolved {
+  data: unknown;
+  token?: TokenDto;
+}
+
 /** A caller's own records, written with the record of the tokens its detokenization used. */
 export interface DetokenizationRecords {
   events: readonly AuditEvent[];
@@ -110,7 +116,7 @@ export class DetokenizeService {
     principal: Principal,
     ids: Map<string, boolean>,
     records: DetokenizationRecords,
-  ): Promise<Map<string, TokenDto>> {
+  ): Promise<Map<string, Resolved>> {
     checkCount(ids);
     const uniform = uniformTransform(principal, 'token:use');
     if (uniform !== null && ids.size > 0) {
@@ -134,7 +140,7 @@ export class DetokenizeService {
     ids: Map<string, boolean>,
     transform: Transform,
     records: DetokenizationRecords,
-  ): Promise<Map<string, TokenDto> | undefined> {
+  ): Promise<Map<string, Resolved> | undefined> {
     const used = [...ids.keys()];
     const parts: AuditPart[] = [];
     for (const event of [usedEvent(principal, used, () => transform), ...records.events]) {
@@ -160,7 +166,7 @@ export class DetokenizeService {
   private async resolve(
     principal: Principal,
     ids: Map<string, boolean>,
-  ): Promise<{ resolved: Map<string, TokenDto>; record: AuditEvent | null }> {
+  ): Promise<{ resolved: Map<string, Resolved>; record: AuditEvent | null }> {
     checkCount(ids);
     const rows = await this.repository.findLiveMany(principal.tenantId, [...ids.keys()], this.clock.now());
     const found = new Set(rows.map((row) => row.id));
@@ -187,13 +193,16 @@ export class DetokenizeService {
     rows: Token[],
     ids: Map<string, boolean>,
     transformOf: (id: string) => Transform,
-  ): Promise<Map<string, TokenDto>> {
-    const resolved = new Map<string, TokenDto>();
+  ): Promise<Map<string, Resolved>> {
+    const resolved = new Map<string, Resolved>();
     for (const row of rows) {
       const transform = transformOf(row.id);
-      // In a whole token, or as the data of a masked token.
-      const mask = ids.get(row.id) === true || transform === 'mask';
-      resolved.set(row.id, await this.tokens.present(row, undefined, transform, { mask }));
+      if (ids.get(row.id) === true) {
+        const token = await this.tokens.present(row, undefined, transform);
+        resolved.set(row.id, { data: token.data, token });
+      } else {
+        resolved.set(row.id, { data: await this.tokens.presentedData(row, transform) });
+      }
     }
     return resolved;
   }
@@ -213,13 +222,13 @@ export class DetokenizeService {
     return value;
   }
 
-  private render(reference: TokenReference, token: TokenDto): unknown {
-    const value = reference.wholeToken ? token : (token.data ?? null);
+  private render(reference: TokenReference, token: Resolved): unknown {
+    const value = reference.wholeToken ? token.token : (token.data ?? null);
     if (reference.filters === '') {
       return value;
     }
     try {
-      return this.engine.render(`{{ value ${reference.filters} }}`, { value });
+      return this.engine.renderFiltered(value, reference.filters);
     } catch (err) {
       throw expressionFieldError('expression', err);
     }
@@ -256,8 +265,8 @@ class Expansion {
   private left = MAX_DETOKENIZED_CHARS;
 
   constructor(
-    private readonly resolved: Map<string, TokenDto>,
-    private readonly render: (reference: TokenReference, token: TokenDto) => unknown,
+    private readonly resolved: Map<string, Resolved>,
+    private readonly render: (reference: TokenReference, token: Resolved) => unknown,
     /** The references already found in the strings to substitute (collectReferences). */
     private readonly found: Map<string, TokenReference[]>,
   ) {}
@@ -291,7 +300,7 @@ class Expansion {
     const key = `${reference.wholeToken ? 'token' : 'data'} ${reference.id}${reference.filters}`;
     let value = this.rendered.get(key);
     if (!this.rendered.has(key)) {
-      value = this.render(reference, this.resolved.get(reference.id) as TokenDto);
+      value = this.render(reference, this.resolved.get(reference.id) as Resolved);
       this.rendered.set(key, value);
     }
     this.left -= this.text(value).length;

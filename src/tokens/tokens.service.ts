@@ -414,6 +414,15 @@ export class TokensService {
     return this.presentData(row, data, transform, options.mask);
   }
 
+  /** The `data` of present(row, undefined, transform, { mask: transform === 'mask' }), without the token around it. */
+  async presentedData(row: Token, transform: Transform): Promise<unknown> {
+    if (transform === 'redact' || row.data === null) {
+      return undefined;
+    }
+    const data = await this.cipher.open(row.tenantId, row.id, row.data);
+    return transform === 'reveal' ? data : this.evaluateMask(row.mask, data);
+  }
+
   private presentData(row: Token, data: unknown, transform: Transform, mask = true): TokenDto {
     return presentToken(row, { transform, data, mask: mask ? this.evaluateMask(row.mask, data) : undefined });
   }
