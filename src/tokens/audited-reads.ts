@@ -20,6 +20,10 @@ interface AuditedRead {
 /** The SQL type of each audit record value after the tenant (INSERT's unnest, as AuditService's batch). */
 const RECORD_TYPES = ['uuid', 'timestamptz', 'uuid', ...Array<string>(10).fill('text')];
 
+/** The JSON keys (and SQL columns) of a batch's keys, and of its records' values after the tenant. */
+const KEY_NAMES = ['k_n', 'k_token', 'k_read', 'k_now'];
+const RECORD_NAMES = RECORD_TYPES.map((_, i) => `r_${i + 2}`);
+
 /**
  * Reads of tokens by primary key that write their audit records in the same statement, when the records are
  * known before the rows are (the caller's transform is the same for every container): a read's records are
@@ -58,22 +62,25 @@ export class AuditedReads {
         SELECT $1, ${scalars.slice(0, -1).join(', ')}, ${tokenIds(scalars[scalars.length - 1])}
         FROM t WHERE t.r_live)
       SELECT * FROM t`;
-    const keys = ['r_read', ...RECORD_TYPES.map((_, i) => `r_${i + 2}`)];
-    const arrays = ['$5::int[]', ...RECORD_TYPES.map((type, i) => `$${i + 6}::${type}[]`)];
-    // Otherwise the tokens are found by primary key first (MATERIALIZED), for the same reason. The statement's
-    // own verdict (r_live) tells the caller which rows are live, so records are written exactly when it answers
-    // with every token they name.
+    const columnsOf = (names: string[], types: string[]): string =>
+      names.map((name, i) => `${name} ${types[i]}`).join(', ');
+    const keyColumns = columnsOf(KEY_NAMES, ['int', 'text', 'int', 'timestamptz']);
+    const recordNames = ['r_read', ...RECORD_NAMES];
+    // Otherwise the tokens are found by primary key first (MATERIALIZED), for the same reason. The keys and the
+    // records arrive as two JSON parameters, one object per key or record. The statement's own verdict
+    // (r_live) tells the caller which rows are live, so records are written exactly when it answers with
+    // every token they name.
     this.manyText = `WITH k AS MATERIALIZED (
-        SELECT * FROM unnest($2::text[], $3::int[], $4::timestamptz[]) WITH ORDINALITY AS k(k_token, k_read, k_now, k_n)),
+        SELECT * FROM json_to_recordset($2::json) AS k(${keyColumns})),
       t AS MATERIALIZED (
         SELECT k.k_n, k.k_read, ${columns}, ${live('k.k_now')} AS r_live
         FROM k JOIN tokens ON tokens.tenant_id = $1 AND tokens.id = k.k_token),
       a AS (
         INSERT INTO audit_records (${recordColumns()})
-        SELECT $1, ${RECORD_TYPES.slice(0, -1)
-          .map((_, i) => `r.r_${i + 2}`)
-          .join(', ')}, ${tokenIds(`r.r_${RECORD_TYPES.length + 1}`)}
-        FROM unnest(${arrays.join(', ')}) AS r(${keys.join(', ')})
+        SELECT $1, ${RECORD_NAMES.slice(0, -1)
+          .map((name) => `r.${name}`)
+          .join(', ')}, ${tokenIds(`r.${RECORD_NAMES[RECORD_NAMES.length - 1]}`)}
+        FROM json_to_recordset($3::json) AS r(${columnsOf(recordNames, ['int', ...RECORD_TYPES])})
         WHERE NOT EXISTS (
           SELECT FROM k LEFT JOIN t ON t.k_n = k.k_n WHERE k.k_read = r.r_read AND t.r_live IS NOT TRUE))
       SELECT * FROM t`;
@@ -125,19 +132,22 @@ export class AuditedReads {
       );
       return [[live === true ? row : null]];
     }
-    const values: unknown[] = [
-      reads[0].tenantId,
-      reads.flatMap((r) => r.ids),
-      reads.flatMap((r, n) => r.ids.map(() => n)),
-      reads.flatMap((r) => r.ids.map(() => r.now)),
-      reads.flatMap((r, n) => r.records.map(() => n)),
-    ];
-    for (let column = 1; column <= RECORD_TYPES.length; column++) {
-      values.push(reads.flatMap((r) => r.records.map((record) => record[column])));
-    }
+    // Numbered from 1 across the batch, as the statement's rows name them (k_n).
+    let key = 0;
+    const keys = reads.flatMap((r, read) =>
+      r.ids.map((id) => ({ k_n: ++key, k_token: id, k_read: read, k_now: r.now })),
+    );
+    const records = reads.flatMap((r, read) =>
+      r.records.map((record) => {
+        const row: Record<string, unknown> = { r_read: read };
+        RECORD_NAMES.forEach((name, i) => (row[name] = record[i + 1]));
+        return row;
+      }),
+    );
+    const values = [reads[0].tenantId, JSON.stringify(keys), JSON.stringify(records)];
     const rows = await this.query('tokens.find-live-audited-batch', this.manyText, values);
     const answers = reads.map((r) => r.ids.map((): Row | null => null));
-    // Each read's first key in the statement's numbering (WITH ORDINALITY counts from 1).
+    // Each read's first key in the statement's numbering (k_n counts from 1).
     const first: number[] = [];
     let next = 1;
     for (const read of reads) {
