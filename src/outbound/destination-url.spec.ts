@@ -218,3 +218,33 @@ describe('checkDestinationUrl given back the URL it passed', () => {
     expect(again).not.toBe(check);
   });
 });
+
+describe('checkDestinationUrl given a text that passed before', () => {
+  it('answers with the check it made, under the same options only', () => {
+    const first = checkDestinationUrl('https://api.example.com/v1/charge?x=1');
+    expect(first).toMatchObject({ ok: true, hostname: 'api.example.com', port: 443 });
+    expect(checkDestinationUrl('https://api.example.com/v1/charge?x=1')).toBe(first);
+    const local = checkDestinationUrl('https://localhost/v1', { allowLoopback: true });
+    expect(local).toMatchObject({ ok: true });
+    expect(checkDestinationUrl('https://localhost/v1')).toMatchObject({ ok: false });
+    expect(checkDestinationUrl('https://localhost/v1', { allowLoopback: true })).toBe(local);
+  });
+
+  it('checks it again once the URL it gave back was changed', () => {
+    const first = checkDestinationUrl('https://api.example.com/v2');
+    if (!first.ok) {
+      throw new Error('refused');
+    }
+    first.url.hostname = '169.254.169.254';
+    const again = checkDestinationUrl('https://api.example.com/v2');
+    expect(again).not.toBe(first);
+    expect(again).toMatchObject({ ok: true, hostname: 'api.example.com' });
+    expect((again as { url: URL }).url.href).toBe('https://api.example.com/v2');
+  });
+
+  it('keeps no refusal', () => {
+    const refused = checkDestinationUrl('https://10.0.0.1/');
+    expect(refused).toEqual({ ok: false, reason: IP_LITERAL });
+    expect(checkDestinationUrl('https://10.0.0.1/')).not.toBe(refused);
+  });
+});

@@ -75,6 +75,13 @@ export function checkHostname(hostname: string, options: StaticCheckOptions = {}
 const passed = new WeakMap<URL, { href: string; allowLoopback: boolean; check: DestinationCheck }>();
 
 /**
+ * The texts that passed lately (a proxy's destination with its caller's path), keyed by the options and the
+ * text, each with the href its URL had: one whose URL was changed since is checked again.
+ */
+const recent = new Map<string, { check: DestinationCheck & { ok: true }; href: string }>();
+const MAX_RECENT = 256;
+
+/**
  * The checks that need no DNS: `https:` only, a DNS host name (no IP literal in any notation, no local
  * names), no user information, a valid port. /proxies validates `destination_url` with this at write time;
  * the outbound client repeats it on every request and then checks the resolved addresses.
@@ -82,16 +89,28 @@ const passed = new WeakMap<URL, { href: string; allowLoopback: boolean; check: D
 export function checkDestinationUrl(input: string | URL, options: StaticCheckOptions = {}): DestinationCheck {
   const raw = typeof input === 'string' ? input : input.href;
   const allowLoopback = options.allowLoopback === true;
+  const key = `${allowLoopback ? 'l' : 's'}${raw}`;
   if (typeof input !== 'string') {
     const earlier = passed.get(input);
     if (earlier !== undefined && earlier.href === raw && earlier.allowLoopback === allowLoopback) {
       return earlier.check;
     }
+  } else {
+    const seen = recent.get(key);
+    if (seen !== undefined && seen.check.url.href === seen.href) {
+      return seen.check;
+    }
   }
   const check = checkText(raw, options);
-  // Kept only when the URL reads back as the text that passed: then checking it again gives this answer.
-  if (check.ok && check.url.href === raw) {
-    passed.set(check.url, { href: raw, allowLoopback, check });
+  if (check.ok) {
+    if (recent.size >= MAX_RECENT) {
+      recent.clear();
+    }
+    recent.set(key, { check, href: check.url.href });
+    // Kept only when the URL reads back as the text that passed: then checking it again gives this answer.
+    if (check.url.href === raw) {
+      passed.set(check.url, { href: raw, allowLoopback, check });
+    }
   }
   return check;
 }
