@@ -2,23 +2,26 @@
 /**
  * The floor rows of issue 39 (bench/hot-paths.js): the same requests as POST /tokens (card), GET /tokens/<id>
  * (reveal) and POST /proxy (3 expressions), at the same concurrency, sent to bench/floor-server.js (node:http)
- * or bench/nest-floor.js (bare NestJS, create and reveal) instead of the vault. PostgreSQL only: a floor is a
+ * or bench/nest-floor.js (bare NestJS: create, reveal, proxy at 16 connections) instead of the vault. PostgreSQL only: a floor is a
  * second process on the vault's database.
  *
  * floorScenarios(setups) takes the vault rows' own setups and request builders, so both sides send the same
  * bodies: { revealApplication, cardRequest, revealTokens, proxySetup }. Returns { create, nestCreate, reveal,
- * nestReveal, revealAlone, nestRevealAlone, proxy, proxyAlone }.
+ * nestReveal, revealAlone, nestRevealAlone, proxy, proxyAlone, nestProxy }.
  */
 const { FLOOR_CONNECTIONS, NAMES } = require('./hot-paths');
 
-/** The proxy floor at `connections`: the body the vault forwards (card numbers in clear), no decryption. */
-function floorProxy(name, connections, proxySetup) {
+/**
+ * The proxy floor at `connections` on `server` ('proxy-floor' or 'nest-proxy-floor'): the body the vault
+ * forwards (card numbers in clear), no decryption.
+ */
+function floorProxy(name, connections, proxySetup, server = 'proxy-floor') {
   return {
     name,
     database: 'postgres',
     connections,
     group: 'proxy floors',
-    server: 'proxy-floor',
+    server,
     preciseLatency: true,
     setup: proxySetup,
     request: (ctx, { headers, ids, tenantId, directBody }) => ({
@@ -62,6 +65,7 @@ function floorScenarios({ revealApplication, cardRequest, revealTokens, proxySet
     nestRevealAlone: { ...reveal, ...alone, name: NAMES.NEST_REVEAL_1, server: 'nest-floor' },
     proxy: floorProxy(NAMES.FLOOR_PROXY, FLOOR_CONNECTIONS, proxySetup),
     proxyAlone: floorProxy(NAMES.FLOOR_PROXY_1, 1, proxySetup),
+    nestProxy: floorProxy(NAMES.NEST_PROXY, FLOOR_CONNECTIONS, proxySetup, 'nest-proxy-floor'),
   };
 }
 

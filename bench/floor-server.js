@@ -19,8 +19,8 @@
  * (the CA file).
  */
 const { randomUUID } = require('node:crypto');
-const { readFileSync } = require('node:fs');
 const { startChildProcess } = require('./child-process');
+const { echoEnv, echoForwarder, readBody } = require('./floor-echo');
 const { openFloorDatabase } = require('./floor-statements');
 
 function answer(res, status, payload) {
@@ -29,56 +29,13 @@ function answer(res, status, payload) {
   res.end(text);
 }
 
-function readBody(req) {
-  return new Promise((resolve, reject) => {
-    const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 /** The child process: serves until SIGTERM. */
 async function serve() {
   const http = require('node:http');
-  const https = require('node:https');
   const { pool, statements } = await openFloorDatabase();
   /** The tenant of created tokens when a request names none. */
   const defaultTenant = randomUUID();
-  const echo = process.env.FLOOR_ECHO_URL
-    ? {
-        url: new URL(process.env.FLOOR_ECHO_URL),
-        servername: process.env.FLOOR_ECHO_HOST,
-        agent: new https.Agent({ keepAlive: true, ca: readFileSync(process.env.FLOOR_ECHO_CA) }),
-      }
-    : null;
-
-  const forward = (path, headers, body) =>
-    new Promise((resolve, reject) => {
-      const outbound = https.request(
-        {
-          host: echo.url.hostname,
-          port: echo.url.port,
-          servername: echo.servername,
-          path,
-          method: 'POST',
-          agent: echo.agent,
-          headers: {
-            host: `${echo.servername}:${echo.url.port}`,
-            'content-type': headers['content-type'] ?? 'application/octet-stream',
-            'content-length': body.length,
-          },
-        },
-        (res) => {
-          readBody(res).then(
-            (payload) => resolve({ status: res.statusCode, type: res.headers['content-type'], payload }),
-            reject,
-          );
-        },
-      );
-      outbound.on('error', reject);
-      outbound.end(body);
-    });
+  const forward = echoForwarder();
 
   const routes = async (req, res) => {
     const body = await readBody(req);
@@ -93,7 +50,7 @@ async function serve() {
       const row = await statements.reveal(tenantId, id, req.headers, address);
       return row === null ? answer(res, 404, { detail: 'no such token' }) : answer(res, 200, row);
     }
-    if (req.method === 'POST' && req.url.startsWith('/proxy/') && echo !== null) {
+    if (req.method === 'POST' && req.url.startsWith('/proxy/') && forward !== null) {
       const ids = String(req.headers['floor-token-ids'] ?? '').split(',');
       const rows = await statements.proxy(tenantId, ids, req.headers, address);
       if (rows.length !== ids.length) {
@@ -148,9 +105,7 @@ async function startFloorServer({
     env: {
       FLOOR_DATABASE_URL: databaseUrl,
       FLOOR_POOL_SIZE: String(poolSize),
-      ...(echo !== null
-        ? { FLOOR_ECHO_URL: echo.url, FLOOR_ECHO_HOST: echo.host, FLOOR_ECHO_CA: echo.caFile }
-        : {}),
+      ...echoEnv(echo),
     },
     cpuSeconds,
     profileWindows,

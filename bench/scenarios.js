@@ -691,6 +691,7 @@ module.exports = [
     request: proxyRequest,
   },
   FLOORS.proxy,
+  FLOORS.nestProxy,
   {
     name: DIRECT_1,
     group: 'proxy',

@@ -3,7 +3,8 @@
  * The servers a bench run sends requests to, by a scenario's `server`: the vault (none given), the proxy vault
  * ('proxy') and the HTTPS echo server it proxies to ('echo'), and the floor servers (bench/floor-server.js) on
  * the vault's database ('floor') or on the proxy vault's, with the echo server as destination ('proxy-floor'),
- * the bare NestJS app doing the floors' statements ('nest-floor', bench/nest-floor.js), a vault whose master
+ * the bare NestJS app doing the floors' statements ('nest-floor', bench/nest-floor.js; 'nest-proxy-floor' on the
+ * proxy vault's database with the echo server as destination), a vault whose master
  * key is in a SoftHSM2 token ('pkcs11', bench/pkcs11-vault.js) and one with AUDIT_ENABLED=false ('no-audit',
  * the reference of auditing's cost). With BENCH_PROFILE set, each can be profiled over a scenario's window.
  * Each helper server is started the first time a scenario needs it.
@@ -93,7 +94,7 @@ function benchServers(config, main) {
   const mainCtx = scenarioContext(main);
   /** { vault, echo, ctx } once started. */
   let proxy = null;
-  const floors = { floor: null, 'proxy-floor': null, 'nest-floor': null };
+  const floors = { floor: null, 'proxy-floor': null, 'nest-floor': null, 'nest-proxy-floor': null };
   /** { vault, ctx } once started. */
   let pkcs11 = null;
   /** The vault with AUDIT_ENABLED=false (auditing's baseline): { vault, ctx } once started. */
@@ -123,6 +124,10 @@ function benchServers(config, main) {
       } else if (kind === 'nest-floor') {
         console.log("Starting the bare NestJS floor on the vault's database\n");
         floors[kind] = await startFloor(config, 'bare NestJS floor', main, null, startNestFloor);
+      } else if (kind === 'nest-proxy-floor') {
+        const { vault, echo } = await ensureProxy();
+        console.log("Starting the bare NestJS proxy floor on the proxy vault's database\n");
+        floors[kind] = await startFloor(config, 'bare NestJS proxy floor', vault, echo, startNestFloor);
       } else {
         const { vault, echo } = await ensureProxy();
         console.log("Starting the proxy floor server on the proxy vault's database\n");
@@ -146,9 +151,10 @@ function benchServers(config, main) {
         }
         case 'floor':
         case 'nest-floor':
-        case 'proxy-floor': {
+        case 'proxy-floor':
+        case 'nest-proxy-floor': {
           const floor = await ensureFloor(scenario.server);
-          const ctx = scenario.server === 'proxy-floor' ? proxy.ctx : mainCtx;
+          const ctx = scenario.server.endsWith('proxy-floor') ? proxy.ctx : mainCtx;
           return { target: floor, origin: floor.baseUrl, ctx };
         }
         case 'pkcs11': {
@@ -174,7 +180,7 @@ function benchServers(config, main) {
         }
         default:
           throw new Error(
-            `${scenario.name}: unknown server "${scenario.server}" (proxy, echo, floor, nest-floor, proxy-floor, pkcs11, no-audit or none)`,
+            `${scenario.name}: unknown server "${scenario.server}" (proxy, echo, floor, nest-floor, proxy-floor, nest-proxy-floor, pkcs11, no-audit or none)`,
           );
       }
     },
@@ -186,6 +192,7 @@ function benchServers(config, main) {
         floors.floor,
         floors['proxy-floor'],
         floors['nest-floor'],
+        floors['nest-proxy-floor'],
         pkcs11?.vault,
         unaudited?.vault,
       ].filter((p) => p !== null && p !== undefined),
