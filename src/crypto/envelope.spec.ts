@@ -1,4 +1,4 @@
-import { createSecretKey, generateKeyPairSync } from 'node:crypto';
+import { createCipheriv, createSecretKey, generateKeyPairSync } from 'node:crypto';
 import { DecryptError, open, seal, sealedKeyVersion } from './envelope';
 import { randomKey } from './secrets';
 
@@ -36,6 +36,21 @@ describe('envelope', () => {
     expect(blob.subarray(1, 5)).toEqual(Buffer.from([1, 2, 3, 4]));
     expect(blob.length).toBe(1 + 4 + 12 + 16 + PLAINTEXT.length);
     expect(blob.includes(PLAINTEXT)).toBe(false);
+  });
+
+  it('writes what AES-256-GCM gives for its nonce, header and AAD, and opens such a blob made by hand', () => {
+    const blob = seal(key, 9, PLAINTEXT, AAD);
+    const header = blob.subarray(0, 5);
+    const nonce = blob.subarray(5, 17);
+    const cipher = createCipheriv('aes-256-gcm', key, nonce, { authTagLength: 16 });
+    cipher.setAAD(Buffer.concat([header, Buffer.from(AAD, 'utf8')]));
+    const ciphertext = Buffer.concat([cipher.update(PLAINTEXT), cipher.final()]);
+    const byHand = Buffer.concat([header, nonce, cipher.getAuthTag(), ciphertext]);
+    expect(blob.equals(byHand)).toBe(true);
+    // An AAD beyond ASCII is bound as its UTF-8 bytes.
+    const wide = aadFor('tök-ü');
+    expect(open(key, seal(key, 1, PLAINTEXT, wide), wide).equals(PLAINTEXT)).toBe(true);
+    expectDecryptError(() => open(key, seal(key, 1, PLAINTEXT, wide), aadFor('tok-u')));
   });
 
   it('uses a fresh nonce per call', () => {

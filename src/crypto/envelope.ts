@@ -55,14 +55,21 @@ export function seal(
   if (aad.length === 0) {
     throw new RangeError('seal: aad is required');
   }
-  const header = Buffer.alloc(HEADER_BYTES);
-  header.writeUInt8(FORMAT_V1, 0);
-  header.writeUInt32BE(keyVersion, 1);
+  // GCM's ciphertext is as long as the plaintext: the blob is written in place, without concatenations.
+  const blob = Buffer.allocUnsafe(MIN_BLOB_BYTES + plaintext.length);
+  blob[0] = FORMAT_V1;
+  blob.writeUInt32BE(keyVersion, 1);
   const nonce = nextNonce();
+  nonce.copy(blob, HEADER_BYTES);
   const cipher = createCipheriv('aes-256-gcm', dataKey, nonce, { authTagLength: TAG_BYTES });
-  cipher.setAAD(additionalData(header, aad));
-  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return Buffer.concat([header, nonce, cipher.getAuthTag(), ciphertext]);
+  cipher.setAAD(additionalData(blob.subarray(0, HEADER_BYTES), aad));
+  let written = cipher.update(plaintext).copy(blob, MIN_BLOB_BYTES);
+  written += cipher.final().copy(blob, MIN_BLOB_BYTES + written);
+  if (written !== plaintext.length) {
+    throw new Error('seal: the ciphertext is not as long as the plaintext');
+  }
+  cipher.getAuthTag().copy(blob, HEADER_BYTES + NONCE_BYTES);
+  return blob;
 }
 
 /** The key version a blob was sealed with, read without decrypting so the caller can pick the key. */
@@ -93,5 +100,8 @@ function assertShape(blob: Buffer): void {
 }
 
 function additionalData(header: Buffer, aad: string): Buffer {
-  return Buffer.concat([header, Buffer.from(aad, 'utf8')]);
+  const data = Buffer.allocUnsafe(HEADER_BYTES + Buffer.byteLength(aad, 'utf8'));
+  header.copy(data, 0, 0, HEADER_BYTES);
+  data.write(aad, HEADER_BYTES, 'utf8');
+  return data;
 }

@@ -6,6 +6,7 @@ function token(
   createdAt: Date,
   expiresAt: Date | null,
   createdBy: string | null = null,
+  fields: Partial<Token> = {},
 ): { row: Token } {
   return {
     row: Object.assign(new Token(), {
@@ -25,6 +26,7 @@ function token(
       expiresAt,
       createdBy,
       createdAt,
+      ...fields,
     }),
   };
 }
@@ -52,7 +54,11 @@ describe('insertPart', () => {
     const at = new Date('2026-11-27T21:00:00.123Z');
     const author = '00000000-0000-4000-8000-0000000000aa';
     // A Date of the same time, not the same instance, is the same time.
-    const part = insertPart([token('a', at, null, author), token('b', new Date(at.getTime()), null, author)]);
+    const part = insertPart([
+      token('a', at, null, author),
+      token('b', new Date(at.getTime()), null, author, { metadata: { k: 'v' }, metadataCi: { k: 'v' } }),
+    ]);
+    expect(part.name).toBe('tokens.insert-shared');
     const [json, tenant, createdBy, createdAt] = part.values as [string, string, string, string];
     expect([tenant, createdBy, createdAt]).toEqual([
       '00000000-0000-4000-8000-000000000001',
@@ -73,5 +79,79 @@ describe('insertPart', () => {
     expect(part.values).toHaveLength(1);
     const rows = JSON.parse(part.values[0] as string) as Record<string, unknown>[];
     expect(rows.map((r) => r.created_by)).toEqual([null, '00000000-0000-4000-8000-0000000000aa']);
+  });
+
+  it('sends only ids, ciphertexts and fingerprints per token when the rest is alike, the rest once', () => {
+    const at = new Date('2026-11-27T21:00:00.123Z');
+    const author = '00000000-0000-4000-8000-0000000000aa';
+    const expires = new Date('2027-01-02T03:04:05.006Z');
+    const fields = (): Partial<Token> => ({
+      type: 'card',
+      // Equal, not the same objects: each token of a /tokenize gets its own defaults.
+      mask: { number: '{{ data.number | reveal_last: 4 }}' },
+      containers: ['/pci/high/'],
+      metadata: { k: 'V' },
+      metadataCi: { k: 'v' },
+      searchIndexes: ['{{ data.number }}'],
+      deduplicateToken: false,
+    });
+    const part = insertPart([
+      token('a', at, expires, author, { ...fields(), data: Buffer.from([1]), fingerprint: 'f1' }),
+      token('b', at, new Date(expires.getTime()), author, {
+        ...fields(),
+        data: Buffer.from([2, 3]),
+        fingerprint: 'f2',
+      }),
+    ]);
+    expect(part.name).toBe('tokens.insert-uniform');
+    expect(part.text).toMatch(/string_to_array/);
+    expect(part.values).toEqual([
+      'a\x1fb',
+      'AQ==\x1fAgM=',
+      'f1\x1ff2',
+      '00000000-0000-4000-8000-000000000001',
+      author,
+      '2026-11-27T21:00:00.123Z',
+      'card',
+      1,
+      '{"number":"{{ data.number | reveal_last: 4 }}"}',
+      '{{ data }}',
+      '["/pci/high/"]',
+      '{"k":"V"}',
+      '{"k":"v"}',
+      '["{{ data.number }}"]',
+      false,
+      '2027-01-02T03:04:05.006Z',
+    ]);
+    expect(
+      part.text
+        .match(/\$\d+/g)
+        ?.map((p) => Number(p.slice(1)))
+        .sort((x, y) => x - y)
+        .at(-1),
+    ).toBe(16);
+  });
+
+  it.each<[string, Partial<Token>]>([
+    ['type', { type: 'card' }],
+    ['key version', { dataKeyVersion: 2 }],
+    ['mask', { mask: { a: '{{ data }}' } }],
+    ['fingerprint expression', { fingerprintExpression: '{{ data | upcase }}' }],
+    ['containers', { containers: ['/general/high/', '/x/'] }],
+    ['metadata', { metadata: { k: 'v' } }],
+    ['case-folded metadata', { metadataCi: { k: 'v' } }],
+    ['search indexes', { searchIndexes: ['{{ data }}'] }],
+    ['deduplication', { deduplicateToken: true }],
+    ['expiry', { expiresAt: new Date('2027-01-01T00:00:00.000Z') }],
+  ])('sends each token as a JSON row when its %s differs', (_, differs) => {
+    const at = new Date('2026-11-27T21:00:00.123Z');
+    const part = insertPart([
+      token('a', at, null),
+      token('b', at, null, null, differs),
+      token('c', at, null),
+    ]);
+    expect(part.name).toBe('tokens.insert-shared');
+    const rows = JSON.parse(part.values[0] as string) as { id: string }[];
+    expect(rows.map((r) => r.id)).toEqual(['a', 'b', 'c']);
   });
 });

@@ -1,4 +1,7 @@
+import { chainKey, linkHash } from '../../src/audit/audit-chain';
 import { AuditChain } from '../../src/audit/audit-chain.service';
+import type { AuditRow } from '../../src/audit/audit-event';
+import { TenantKeysService } from '../../src/crypto/tenant-keys.service';
 import { auditRows, logsApi } from '../support/audit';
 import { ProxyFixture, proxyFixture } from '../support/proxy-fixture';
 import { ECHO_CODE, reactorRunning, reactorsApi } from '../support/reactor-factory';
@@ -97,5 +100,28 @@ describe('GET /logs?entity_id=<token id> finds every use of the token', () => {
       a,
     ]);
     expect(await chain.verify(mine.tenantId)).toMatchObject({ recordId: listed.id });
+  });
+
+  it('links token ids as they are stored: the hash is the one over the text[] column, whatever the ids hold', async () => {
+    const chain = fx.ctx.get(AuditChain);
+    const mine = await fx.ctx.newTenant();
+    const app = await tokenApp(fx.ctx, mine);
+    // What an array's text form quotes or escapes: a bare NULL, quotes, commas, parentheses, non-ASCII.
+    const ids = ['NULL', 'q"uo,te', "it's", '(ü-ñ)', 'x'.repeat(400)];
+    const tokenized = await app.api.tokenize(ids.map((id, i) => ({ type: 'token', id, data: `odd ${i}` })));
+    expect(tokenized.status).toBe(200);
+    await chain.sealAll();
+    expect(await chain.verify(mine.tenantId)).toBeNull();
+    // Read back as the driver parses a text[] (the sealer reads the ids as JSON): the same link.
+    const [row]: (AuditRow & { seq: string; prev_hash: string | null; hash: string })[] =
+      await fx.ctx.dataSource.query(
+        `SELECT r.*, l.seq::text AS seq, l.prev_hash, l.hash FROM audit_records r
+         JOIN audit_links l ON l.tenant_id = r.tenant_id AND l.record_id = r.id
+         WHERE r.tenant_id = $1 AND r.operation = 'tokenize'`,
+        [mine.tenantId],
+      );
+    expect(row.token_ids).toEqual(ids);
+    const key = chainKey(await fx.ctx.get(TenantKeysService).hmacKey(mine.tenantId));
+    expect(linkHash(key, row, row.seq, row.prev_hash)).toBe(row.hash);
   });
 });
