@@ -5,9 +5,12 @@
  * or bench/nest-floor.js (bare NestJS: create, reveal, proxy at 16 connections) instead of the vault. PostgreSQL only: a floor is a
  * second process on the vault's database.
  *
+ * The list floor sends the list row's request (GET /tokens?metadata.k=v<n>) to the floor server's list route
+ * (bench/list-floor.js), on the list row's seeded tokens.
+ *
  * floorScenarios(setups) takes the vault rows' own setups and request builders, so both sides send the same
- * bodies: { revealApplication, cardRequest, revealTokens, proxySetup }. Returns { create, nestCreate, reveal,
- * nestReveal, revealAlone, nestRevealAlone, proxy, proxyAlone, nestProxy }.
+ * bodies: { revealApplication, cardRequest, revealTokens, proxySetup, listTokens, listRequest }. Returns
+ * { create, nestCreate, reveal, nestReveal, revealAlone, nestRevealAlone, proxy, proxyAlone, nestProxy, list }.
  */
 const { FLOOR_CONNECTIONS, NAMES } = require('./hot-paths');
 
@@ -49,7 +52,14 @@ function revealRequest(ctx, { key, ids, tenantId }) {
   };
 }
 
-function floorScenarios({ revealApplication, cardRequest, revealTokens, proxySetup }) {
+function floorScenarios({
+  revealApplication,
+  cardRequest,
+  revealTokens,
+  proxySetup,
+  listTokens,
+  listRequest,
+}) {
   const shared = { database: 'postgres', connections: FLOOR_CONNECTIONS, group: 'floors' };
   const create = { ...shared, server: 'floor', setup: revealApplication, request: cardRequest };
   const reveal = { ...shared, server: 'floor', setup: revealTokens, request: revealRequest };
@@ -66,6 +76,7 @@ function floorScenarios({ revealApplication, cardRequest, revealTokens, proxySet
     proxy: floorProxy(NAMES.FLOOR_PROXY, FLOOR_CONNECTIONS, proxySetup),
     proxyAlone: floorProxy(NAMES.FLOOR_PROXY_1, 1, proxySetup),
     nestProxy: floorProxy(NAMES.NEST_PROXY, FLOOR_CONNECTIONS, proxySetup, 'nest-proxy-floor'),
+    list: { ...shared, name: NAMES.FLOOR_LIST, server: 'floor', setup: listTokens, request: listRequest },
   };
 }
 

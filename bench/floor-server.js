@@ -8,20 +8,26 @@
  *                       201 { id, type }
  *   GET /tokens/<id>    SELECTs a row of the vault's `tokens` table by key (tenant from the floor-tenant-id
  *                       header) and INSERTs its audit row; answers 200 with the row as JSON
+ *   GET /tokens?metadata.<key>=<value>
+ *                       the list row's page for the floor-tenant-id header's tenant: the vault's page statement,
+ *                       its batched audit record, each row's data opened (bench/list-floor.js)
  *   POST /proxy/<path>  SELECTs the rows named by the floor-token-ids header and INSERTs two audit rows (the
  *                       detokenization and the call), then POSTs the request body over a keep-alive HTTPS
  *                       connection to <path> on the echo server, whose answer it relays
- * No authentication, access rules, decryption, templating or rate limits: those are the vault's own
+ * Apart from the list's, no authentication, access rules, decryption, templating or rate limits: those are the vault's own
  * per-request work, which the figures measure.
  *
- * `node bench/floor-server.js` is the child process: FLOOR_DATABASE_URL, FLOOR_POOL_SIZE and, for the proxy
+ * `node bench/floor-server.js` is the child process: FLOOR_DATABASE_URL, FLOOR_POOL_SIZE, for the list route
+ * FLOOR_MASTER_KEYS (the vault's VAULT_MASTER_KEYS) and, for the proxy
  * route, FLOOR_ECHO_URL (https://127.0.0.1:<port>), FLOOR_ECHO_HOST (the certificate's name) and FLOOR_ECHO_CA
  * (the CA file).
  */
 const { randomUUID } = require('node:crypto');
+const { URLSearchParams } = require('node:url');
 const { startChildProcess } = require('./child-process');
 const { echoEnv, echoForwarder, readBody } = require('./floor-echo');
 const { openFloorDatabase } = require('./floor-statements');
+const { listFloor } = require('./list-floor');
 
 function answer(res, status, payload) {
   const text = JSON.stringify(payload);
@@ -33,6 +39,7 @@ function answer(res, status, payload) {
 async function serve() {
   const http = require('node:http');
   const { pool, statements } = await openFloorDatabase();
+  const list = process.env.FLOOR_MASTER_KEYS ? listFloor(pool, process.env.FLOOR_MASTER_KEYS) : null;
   /** The tenant of created tokens when a request names none. */
   const defaultTenant = randomUUID();
   const forward = echoForwarder();
@@ -44,6 +51,15 @@ async function serve() {
     if (req.method === 'POST' && req.url === '/tokens') {
       const token = JSON.parse(body.toString('utf8'));
       return answer(res, 201, await statements.create(tenantId, token, req.headers, address));
+    }
+    if (req.method === 'GET' && req.url.startsWith('/tokens?') && list !== null) {
+      const metadata = {};
+      for (const [name, value] of new URLSearchParams(req.url.slice('/tokens?'.length))) {
+        if (name.startsWith('metadata.')) {
+          metadata[name.slice('metadata.'.length)] = value.toLowerCase();
+        }
+      }
+      return answer(res, 200, await list(tenantId, metadata, req.headers, address));
     }
     if (req.method === 'GET' && req.url.startsWith('/tokens/')) {
       const id = req.url.slice('/tokens/'.length);
@@ -85,7 +101,8 @@ async function serve() {
 }
 
 /**
- * Starts a floor server on `databaseUrl` with a pool of `poolSize`; with `echo` ({ url, host, caFile } of the
+ * Starts a floor server on `databaseUrl` with a pool of `poolSize`; with `masterKeys` (the vault's), its list
+ * route; with `echo` ({ url, host, caFile } of the
  * echo server), its proxy route too. With `cpuProfileDir`, it writes a CPU profile there when it stops.
  * Resolves to { baseUrl, database: 'PostgreSQL', cpuSeconds(), unexpectedExit(), stop(), killNow() }.
  */
@@ -93,6 +110,7 @@ async function startFloorServer({
   name,
   databaseUrl,
   poolSize,
+  masterKeys = null,
   echo = null,
   cpuSeconds,
   cpuProfileDir = null,
@@ -105,6 +123,7 @@ async function startFloorServer({
     env: {
       FLOOR_DATABASE_URL: databaseUrl,
       FLOOR_POOL_SIZE: String(poolSize),
+      ...(masterKeys !== null ? { FLOOR_MASTER_KEYS: masterKeys } : {}),
       ...echoEnv(echo),
     },
     cpuSeconds,

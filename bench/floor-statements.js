@@ -6,7 +6,8 @@
  * table; created tokens and every audit row go to the floor's own tables, created at start:
  *   bench_floor_tokens  id, tenant, type, data, metadata, created_at (primary key only)
  *   bench_floor_audit   the columns of the vault's audit_records a request fills, insert-only (a trigger
- *                       refuses UPDATE and DELETE), indexed by time and by entity like the vault's
+ *                       refuses UPDATE and DELETE), indexed by time, by entity and by token_ids (the list
+ *                       floor's records, bench/list-floor.js) like the vault's
  * Statements are named (prepared), as the vault's are (DATABASE_PREPARED_STATEMENTS). Reads are by primary key
  * alone, as the vault's: `AND deleted_at IS NULL` would let PostgreSQL's generic plan pick a partial index.
  */
@@ -24,6 +25,10 @@ const SCHEMA = [
   'CREATE INDEX IF NOT EXISTS bench_floor_audit_time ON bench_floor_audit (tenant_id, created_at DESC, id)',
   `CREATE INDEX IF NOT EXISTS bench_floor_audit_entity
     ON bench_floor_audit (tenant_id, entity_type, entity_id, created_at DESC)`,
+  // The list floor's records name the page's tokens, indexed as the vault's audit_records_token_ids.
+  'ALTER TABLE bench_floor_audit ADD COLUMN IF NOT EXISTS token_ids text[]',
+  `CREATE INDEX IF NOT EXISTS bench_floor_audit_token_ids ON bench_floor_audit USING gin (token_ids)
+    WITH (fastupdate = off) WHERE token_ids IS NOT NULL`,
   `CREATE OR REPLACE FUNCTION bench_floor_audit_insert_only() RETURNS trigger LANGUAGE plpgsql AS
     $$BEGIN RAISE EXCEPTION 'bench_floor_audit is insert-only'; END$$`,
   `CREATE OR REPLACE TRIGGER bench_floor_audit_insert_only BEFORE UPDATE OR DELETE ON bench_floor_audit

@@ -406,6 +406,72 @@ async function createRevealTokens(ctx) {
   return { key: app.key, ids, tenantId: sample.tenant_id };
 }
 
+/**
+ * The list row's tokens: SEED_TOKENS of one tenant, METADATA_VALUES metadata values (SEED_TOKENS ÷
+ * METADATA_VALUES tokens each), seeded once per run and shared with the list floor: { key, tenantId }.
+ */
+async function listTokens(ctx) {
+  if (!ctx.cache.has('listTokens')) {
+    ctx.cache.set('listTokens', createListTokens(ctx));
+  }
+  return ctx.cache.get('listTokens');
+}
+
+async function createListTokens(ctx) {
+  const app = await revealApplication(ctx);
+  const batches = SEED_TOKENS / SEED_BATCH;
+  const started = Date.now();
+  let done = 0;
+  ctx.log(
+    `seeding ${SEED_TOKENS} tokens: ${batches} × POST /tokenize of ${SEED_BATCH} definitions, ${SEED_CONCURRENCY} at a time`,
+  );
+  await runPool(batches, SEED_CONCURRENCY, async (batch) => {
+    const definitions = Array.from({ length: SEED_BATCH }, (_, i) => {
+      const n = batch * SEED_BATCH + i;
+      return { type: 'token', data: `v-${RUN}-${n}`, metadata: { k: `v${n % METADATA_VALUES}` } };
+    });
+    await ctx.api('POST', '/tokenize', definitions, app.key);
+    done += 1;
+    if (done % (batches / 10) === 0) {
+      ctx.log(`  ${done * SEED_BATCH} tokens, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    }
+  });
+  const seconds = (Date.now() - started) / 1000;
+  ctx.log(
+    `seeded ${SEED_TOKENS} tokens in ${seconds.toFixed(1)} s (${Math.round(SEED_TOKENS / seconds)} tokens/s)`,
+  );
+  ctx.record('seeded_tokens', SEED_TOKENS);
+  ctx.record('seed_seconds', Math.round(seconds * 10) / 10);
+  // The vault refreshes planner statistics by itself after a bulk load (checked every 5 s on the embedded
+  // database, autovacuum on PostgreSQL): measure the steady state, not the minute after the load.
+  ctx.log(`waiting ${SETTLE_SECONDS} s for the vault's table maintenance after the bulk load`);
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_SECONDS * 1000));
+  const sample = await ctx.api('GET', '/tokens?metadata.k=v42', undefined, app.key);
+  const expected = SEED_TOKENS / METADATA_VALUES;
+  if (sample.pagination.total_items !== expected || sample.data.length !== expected) {
+    throw new Error(
+      `${LIST_BY_METADATA}: expected ${expected} matches for v42, got ${JSON.stringify(sample.pagination)}`,
+    );
+  }
+  return { key: app.key, tenantId: sample.data[0].tenant_id };
+}
+
+/** GET /tokens by a random one of the METADATA_VALUES metadata values (LIST_BY_METADATA and its floor). */
+function listRequest(ctx, { key, tenantId }) {
+  return {
+    requests: [
+      {
+        method: 'GET',
+        headers: { 'bt-api-key': key, 'floor-tenant-id': tenantId },
+        setupRequest: (req) => ({
+          ...req,
+          path: `/tokens?metadata.k=v${Math.floor(Math.random() * METADATA_VALUES)}`,
+        }),
+      },
+    ],
+  };
+}
+
 /** A run of POST /tokenize with 100 new leaves per request; issue 39 takes the median of three. */
 function tokenizeRun(name, run) {
   return {
@@ -449,7 +515,14 @@ const postTokens = {
   targets: [{ label: 'req/s vs GET /health', measure: ratioVsBaseline, op: '>=', threshold: 0.4 }],
 };
 
-const FLOORS = floorScenarios({ revealApplication, cardRequest, revealTokens, proxySetup });
+const FLOORS = floorScenarios({
+  revealApplication,
+  cardRequest,
+  revealTokens,
+  proxySetup,
+  listTokens,
+  listRequest,
+});
 
 /** GET /tokens/<id> revealing a card, over READ_TOKENS tokens: GET_TOKEN, and the same on the pkcs11 vault. */
 const getToken = {
@@ -565,57 +638,11 @@ module.exports = [
     name: LIST_BY_METADATA,
     group: 'floors',
     connections: FLOOR_CONNECTIONS,
-    async setup(ctx) {
-      const app = await revealApplication(ctx);
-      const batches = SEED_TOKENS / SEED_BATCH;
-      const started = Date.now();
-      let done = 0;
-      ctx.log(
-        `seeding ${SEED_TOKENS} tokens: ${batches} × POST /tokenize of ${SEED_BATCH} definitions, ${SEED_CONCURRENCY} at a time`,
-      );
-      await runPool(batches, SEED_CONCURRENCY, async (batch) => {
-        const definitions = Array.from({ length: SEED_BATCH }, (_, i) => {
-          const n = batch * SEED_BATCH + i;
-          return { type: 'token', data: `v-${RUN}-${n}`, metadata: { k: `v${n % METADATA_VALUES}` } };
-        });
-        await ctx.api('POST', '/tokenize', definitions, app.key);
-        done += 1;
-        if (done % (batches / 10) === 0) {
-          ctx.log(`  ${done * SEED_BATCH} tokens, ${((Date.now() - started) / 1000).toFixed(1)} s`);
-        }
-      });
-      const seconds = (Date.now() - started) / 1000;
-      ctx.log(
-        `seeded ${SEED_TOKENS} tokens in ${seconds.toFixed(1)} s (${Math.round(SEED_TOKENS / seconds)} tokens/s)`,
-      );
-      ctx.record('seeded_tokens', SEED_TOKENS);
-      ctx.record('seed_seconds', Math.round(seconds * 10) / 10);
-      // The vault refreshes planner statistics by itself after a bulk load (checked every 5 s on the embedded
-      // database, autovacuum on PostgreSQL): measure the steady state, not the minute after the load.
-      ctx.log(`waiting ${SETTLE_SECONDS} s for the vault's table maintenance after the bulk load`);
-      await new Promise((resolve) => setTimeout(resolve, SETTLE_SECONDS * 1000));
-      const sample = await ctx.api('GET', '/tokens?metadata.k=v42', undefined, app.key);
-      const expected = SEED_TOKENS / METADATA_VALUES;
-      if (sample.pagination.total_items !== expected || sample.data.length !== expected) {
-        throw new Error(
-          `${LIST_BY_METADATA}: expected ${expected} matches for v42, got ${JSON.stringify(sample.pagination)}`,
-        );
-      }
-      return app;
-    },
-    request: (ctx, app) => ({
-      requests: [
-        {
-          method: 'GET',
-          headers: { 'bt-api-key': app.key },
-          setupRequest: (req) => ({
-            ...req,
-            path: `/tokens?metadata.k=v${Math.floor(Math.random() * METADATA_VALUES)}`,
-          }),
-        },
-      ],
-    }),
+    setup: listTokens,
+    request: listRequest,
   },
+  // Issue 39: the list figure's bound, on the same seeded tokens (bench/list-floor.js).
+  FLOORS.list,
   {
     // Issue 39: req/s vs GET /health (bench/hot-paths.js).
     name: REACT_16,

@@ -122,6 +122,8 @@ async function startServer({
     /** The PostgreSQL database it runs on (null on the embedded one) and its pool size, for the floor servers. */
     databaseUrl: postgres ? postgres.url : null,
     databasePoolSize,
+    /** Its VAULT_MASTER_KEYS: the list floor opens the same tokens' data (bench/list-floor.js). */
+    masterKeys: env.VAULT_MASTER_KEYS,
     output,
     profile: profileWindows ? profileWindow(child) : null,
     /** Stops the process (SIGTERM, then SIGKILL), then removes its data. Safe to call more than once. */

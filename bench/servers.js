@@ -79,6 +79,7 @@ function startFloor(config, name, vault, echo = null, start = startFloorServer) 
     name,
     databaseUrl: vault.databaseUrl,
     poolSize: vault.databasePoolSize,
+    masterKeys: vault.masterKeys,
     echo,
     cpuSeconds: processCpuSeconds,
     cpuProfileDir: config.cpuProfileDir,
