@@ -36,20 +36,25 @@ function floorProxy(name, connections, proxySetup, server = 'proxy-floor') {
   };
 }
 
-/** Reveals of random tokens among `ids`, the tenant named for the floor. */
-function revealRequest(ctx, { key, ids, tenantId }) {
+/**
+ * GETs of a path `pathOf()` picks anew for every request, by the application `key`, the tenant named for the
+ * floor (the vault ignores the header).
+ */
+function randomGet({ key, tenantId }, pathOf) {
   return {
     requests: [
       {
         method: 'GET',
         headers: { 'bt-api-key': key, 'floor-tenant-id': tenantId },
-        setupRequest: (req) => ({
-          ...req,
-          path: `/tokens/${ids[Math.floor(Math.random() * ids.length)]}`,
-        }),
+        setupRequest: (req) => ({ ...req, path: pathOf() }),
       },
     ],
   };
+}
+
+/** Reveals of random tokens among `ids`. */
+function revealRequest(ctx, setup) {
+  return randomGet(setup, () => `/tokens/${setup.ids[Math.floor(Math.random() * setup.ids.length)]}`);
 }
 
 function floorScenarios({
@@ -80,4 +85,4 @@ function floorScenarios({
   };
 }
 
-module.exports = { floorScenarios };
+module.exports = { floorScenarios, randomGet };

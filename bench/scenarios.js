@@ -48,7 +48,7 @@ const { cardBody } = require('./card-body');
 
 const { FLOOR_CONNECTIONS, NAMES } = require('./hot-paths');
 const { auditScenarios } = require('./audit-scenarios');
-const { floorScenarios } = require('./floor-scenarios');
+const { floorScenarios, randomGet } = require('./floor-scenarios');
 const { p99Vs, requestsPerSecondVs } = require('./targets');
 const { REACT_CODE } = require('./sandbox-code');
 
@@ -457,19 +457,8 @@ async function createListTokens(ctx) {
 }
 
 /** GET /tokens by a random one of the METADATA_VALUES metadata values (LIST_BY_METADATA and its floor). */
-function listRequest(ctx, { key, tenantId }) {
-  return {
-    requests: [
-      {
-        method: 'GET',
-        headers: { 'bt-api-key': key, 'floor-tenant-id': tenantId },
-        setupRequest: (req) => ({
-          ...req,
-          path: `/tokens?metadata.k=v${Math.floor(Math.random() * METADATA_VALUES)}`,
-        }),
-      },
-    ],
-  };
+function listRequest(ctx, setup) {
+  return randomGet(setup, () => `/tokens?metadata.k=v${Math.floor(Math.random() * METADATA_VALUES)}`);
 }
 
 /** A run of POST /tokenize with 100 new leaves per request; issue 39 takes the median of three. */
