@@ -80,6 +80,24 @@ describe('detokenization', () => {
     expect(text).toBe(`n=${revealed.mask}`);
   });
 
+  it('gives a redacting rule nothing of the data: null for a data reference, no data in a whole token', async () => {
+    const redacted = await ctx.principalOf(
+      await ctx.newApplication(tenant, 'private', [], [rule('/', 'redact', ['token:use'])]),
+    );
+    const out = (await detokenize(redacted, {
+      data: `{{ ${cardId} }}`,
+      part: `{{ ${cardId} | json: '$.number' }}`,
+      whole: `{{ token: ${cardId} }}`,
+      text: `n={{ ${textId} }}`,
+    })) as { data: unknown; part: unknown; whole: Record<string, unknown>; text: string };
+    expect(out.data).toBeNull();
+    expect(out.part).toBeNull();
+    expect(out.whole.id).toBe(cardId);
+    expect(out.whole.data).toBeUndefined();
+    expect(JSON.stringify(out)).not.toContain('4242424242424242');
+    expect(out.text).not.toContain('Jane');
+  });
+
   it('answers 400 for an unknown id and for more than 100 distinct tokens', async () => {
     expect(await statusOf(detokenize(user, { a: '{{ no-such-token }}' }))).toBe(400);
     const many = Array.from({ length: 101 }, (_, i) => `{{ id-${i} }}`);
