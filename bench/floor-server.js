@@ -37,7 +37,6 @@ function answer(res, status, payload) {
 
 /** The child process: serves until SIGTERM. */
 async function serve() {
-  const http = require('node:http');
   const { pool, statements } = await openFloorDatabase();
   const list = process.env.FLOOR_MASTER_KEYS ? listFloor(pool, process.env.FLOOR_MASTER_KEYS) : null;
   /** The tenant of created tokens when a request names none. */
@@ -82,11 +81,19 @@ async function serve() {
     return answer(res, 404, { detail: 'no such route' });
   };
 
-  const server = http.createServer((req, res) => {
+  listenFloor('floor', routes, () => pool.end());
+}
+
+/**
+ * A floor's node:http server on 127.0.0.1 (port printed as "listening <port>") serving `routes(req, res)`,
+ * a failure answered 500; on SIGTERM it closes, awaits `stop()` and exits.
+ */
+function listenFloor(label, routes, stop) {
+  const server = require('node:http').createServer((req, res) => {
     routes(req, res).catch((err) => {
-      process.stderr.write(`floor: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`${label}: ${err instanceof Error ? err.message : String(err)}\n`);
       if (!res.headersSent) {
-        answer(res, 500, { detail: 'floor server error' });
+        answer(res, 500, { detail: `${label} error` });
       }
     });
   });
@@ -95,41 +102,42 @@ async function serve() {
     process.stdout.write(`listening ${server.address().port}\n`);
   });
   process.once('SIGTERM', () => {
-    server.close(() => void pool.end().finally(() => process.exit(0)));
+    server.close(() => void Promise.resolve(stop()).finally(() => process.exit(0)));
     server.closeAllConnections();
   });
 }
 
 /**
- * Starts a floor server on `databaseUrl` with a pool of `poolSize`; with `masterKeys` (the vault's), its list
- * route; with `echo` ({ url, host, caFile } of the
- * echo server), its proxy route too. With `cpuProfileDir`, it writes a CPU profile there when it stops.
- * Resolves to { baseUrl, database: 'PostgreSQL', cpuSeconds(), unexpectedExit(), stop(), killNow() }.
+ * `node <script>` as a floor's child process on `databaseUrl` with a pool of `poolSize` (FLOOR_DATABASE_URL,
+ * FLOOR_POOL_SIZE) and `env`; with `cpuProfileDir`, it writes a CPU profile there when it stops. Resolves to
+ * { baseUrl, database: 'PostgreSQL', cpuSeconds(), unexpectedExit(), stop(), killNow() }.
  */
-async function startFloorServer({
-  name,
-  databaseUrl,
-  poolSize,
-  masterKeys = null,
-  echo = null,
-  cpuSeconds,
-  cpuProfileDir = null,
-  profileWindows = false,
-}) {
+async function startFloorProcess(
+  script,
+  { name, databaseUrl, poolSize, cpuSeconds, cpuProfileDir = null, profileWindows = false },
+  env,
+) {
   const child = await startChildProcess({
     name,
-    script: __filename,
+    script,
     args: cpuProfileDir !== null ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [],
-    env: {
-      FLOOR_DATABASE_URL: databaseUrl,
-      FLOOR_POOL_SIZE: String(poolSize),
-      ...(masterKeys !== null ? { FLOOR_MASTER_KEYS: masterKeys } : {}),
-      ...echoEnv(echo),
-    },
+    env: { FLOOR_DATABASE_URL: databaseUrl, FLOOR_POOL_SIZE: String(poolSize), ...env },
     cpuSeconds,
     profileWindows,
   });
   return { ...child, baseUrl: `http://127.0.0.1:${child.port}`, database: 'PostgreSQL' };
+}
+
+/**
+ * Starts a floor server (startFloorProcess's `options`); with `masterKeys` (the vault's), its list route; with
+ * `echo` ({ url, host, caFile } of the echo server), its proxy route too.
+ */
+function startFloorServer(options) {
+  const { masterKeys = null, echo = null } = options;
+  return startFloorProcess(__filename, options, {
+    ...(masterKeys !== null ? { FLOOR_MASTER_KEYS: masterKeys } : {}),
+    ...echoEnv(echo),
+  });
 }
 
 if (require.main === module) {
@@ -139,4 +147,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { startFloorServer };
+module.exports = { answer, listenFloor, startFloorProcess, startFloorServer };

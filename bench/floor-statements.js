@@ -64,20 +64,35 @@ const REVEAL = {
 };
 
 /**
- * $1 tenant, $2 token ids; audit: $3 and $4 ids, $5 actor, $6 request id, $7 address, $8 user agent. Two audit
- * rows, as the vault writes for a proxied request: the detokenization (its tokens) and the forwarded call.
+ * $1 tenant, $2 token ids; audit: $3 and $4 ids, $5 actor, $6 request id, $7 address, $8 user agent (then
+ * the second record's own). Two audit rows: the detokenization (its tokens) and `second`, the work the tokens
+ * are read for (SQL of its entity type, entity id, operation, outcome and message).
  */
-const PROXY = {
-  name: 'floor_proxy',
+const readTokensAudited = (name, columns, second) => ({
+  name,
   text: `WITH token AS (
-      SELECT id, data FROM tokens WHERE tenant_id = $1 AND id = ANY($2)),
+      SELECT ${columns} FROM tokens WHERE tenant_id = $1 AND id = ANY($2)),
     audit AS (
       INSERT INTO bench_floor_audit (${AUDIT_COLUMNS}) VALUES
         ($1, $3, now(), $5, 'application', 'token', array_to_string($2::text[], ','), 'detokenize', 'success',
           'Tokens detokenized', $6, $7, $8),
-        ($1, $4, now(), $5, 'application', 'proxy', NULL, 'proxy', 'success', 'Request proxied', $6, $7, $8))
-    SELECT id, data FROM token`,
-};
+        ($1, $4, now(), $5, 'application', ${second}, $6, $7, $8))
+    SELECT ${columns} FROM token`,
+});
+
+/** The rows a proxied request names and the vault's two records for it: its tokens used, the call. */
+const PROXY = readTokensAudited(
+  'floor_proxy',
+  'id, data',
+  `'proxy', NULL, 'proxy', 'success', 'Request proxied'`,
+);
+
+/** The tokens a reaction names ($9 the reactor's id) and its two records: its tokens used, the invocation. */
+const REACT = readTokensAudited(
+  'floor_react',
+  'id, data, deleted_at',
+  `'reactor', $9, 'react', 'success', 'Reactor invoked'`,
+);
 
 /** What every audit row says of the request: who (an actor id), its request id, address and user agent. */
 function requestFields(headers, remoteAddress) {
@@ -143,6 +158,21 @@ function floorStatements(pool) {
         values: [tenantId, ids, randomUUID(), randomUUID(), ...requestFields(headers, remoteAddress)],
       });
       return rows;
+    },
+    /** The live rows of `ids` (data sealed) read for a reaction of `reactorId`, both records written. */
+    async react(tenantId, reactorId, ids, headers, remoteAddress) {
+      const { rows } = await pool.query({
+        ...REACT,
+        values: [
+          tenantId,
+          ids,
+          randomUUID(),
+          randomUUID(),
+          ...requestFields(headers, remoteAddress),
+          reactorId,
+        ],
+      });
+      return rows.filter((row) => row.deleted_at === null);
     },
   };
 }

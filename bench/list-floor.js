@@ -49,17 +49,34 @@ const AUDIT_INSERT = {
       $8::text[], $9::text[]) AS r(c1, c2, c3, c4, c5, c6, c7, c8, c9)`,
 };
 
-/** A row's data, opened as the vault's TokenCipher opens it (bound to `token:<tenant>:<id>`). */
-function opened(byVersion, tenantId, row) {
-  const key = byVersion.get(sealedKeyVersion(row.data));
-  return JSON.parse(open(key, row.data, `token:${tenantId}:${row.id}`).toString('utf8'));
+/**
+ * Each row's data (null for a row without), opened as the vault's TokenCipher opens it: by the tenant's data
+ * key of its version (`dataKey`, tenantDataKeys), bound to `token:<tenant>:<id>`, then JSON.parse'd.
+ */
+async function openRows(dataKey, tenantId, rows) {
+  const versions = [
+    ...new Set(rows.filter((row) => row.data !== null).map((row) => sealedKeyVersion(row.data))),
+  ];
+  const byVersion = new Map(await Promise.all(versions.map(async (v) => [v, await dataKey(tenantId, v)])));
+  return rows.map((row) =>
+    row.data === null
+      ? null
+      : JSON.parse(
+          open(byVersion.get(sealedKeyVersion(row.data)), row.data, `token:${tenantId}:${row.id}`).toString(
+            'utf8',
+          ),
+        ),
+  );
 }
 
-/** The list route on `pool`: list(tenantId, metadata, headers, address) -> the page the vault answers. */
-function listFloor(pool, masterKeys) {
+/**
+ * The tenants' data keys on `pool`, as the vault holds them: dataKey(tenantId, version) unwraps the key from
+ * `tenant_keys` with the vault's master keys (`masterKeys`, its VAULT_MASTER_KEYS) once, then keeps it.
+ */
+function tenantDataKeys(pool, masterKeys) {
   const keyring = new EnvKeyProvider(parseMasterKeys(masterKeys));
   const keys = new Map();
-  const dataKey = async (tenantId, version) => {
+  return async (tenantId, version) => {
     const cacheKey = `${tenantId}:${version}`;
     if (!keys.has(cacheKey)) {
       const { rows } = await pool.query(
@@ -72,6 +89,11 @@ function listFloor(pool, masterKeys) {
     }
     return keys.get(cacheKey);
   };
+}
+
+/** The list route on `pool`: list(tenantId, metadata, headers, address) -> the page the vault answers. */
+function listFloor(pool, masterKeys) {
+  const dataKey = tenantDataKeys(pool, masterKeys);
   const records = new StatementBatcher(
     async (rows) => {
       await pool.query({ ...AUDIT_INSERT, values: rows[0].map((_, i) => rows.map((row) => row[i])) });
@@ -87,14 +109,9 @@ function listFloor(pool, masterKeys) {
     const page = tokenListPageSql(tenantId, filter, new Date(), COLUMNS);
     const { rows } = await pool.query({ text: page.text, values: page.values, types: vaultTypes });
     const total = rows.length > 0 ? Number(rows[0].totalItems) : 0;
-    const sealed = rows.filter((row) => row.data !== null);
-    const versions = [...new Set(sealed.map((row) => sealedKeyVersion(row.data)))];
-    const byVersion = new Map(await Promise.all(versions.map(async (v) => [v, await dataKey(tenantId, v)])));
-    const data = rows.map((row) =>
-      presentToken(row, {
-        transform: 'reveal',
-        ...(row.data === null ? {} : { data: opened(byVersion, tenantId, row) }),
-      }),
+    const opened = await openRows(dataKey, tenantId, rows);
+    const data = rows.map((row, i) =>
+      presentToken(row, { transform: 'reveal', ...(row.data === null ? {} : { data: opened[i] }) }),
     );
     const ids = rows.map((row) => row.id);
     await records.submit([
@@ -120,4 +137,4 @@ function listFloor(pool, masterKeys) {
   };
 }
 
-module.exports = { listFloor };
+module.exports = { listFloor, openRows, tenantDataKeys };

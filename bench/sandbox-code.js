@@ -2,4 +2,7 @@
 /** The bench reactor's code (bench/scenarios.js reactSetup), also run bare by bench/sandbox-floor.js. */
 const REACT_CODE = 'module.exports = async function (req) { return { raw: req.args }; };';
 
-module.exports = { REACT_CODE };
+/** Its formula's request parameters (reactSetup), which the react floor (bench/react-floor.js) applies too. */
+const REACT_PARAMETERS = [{ name: 'card.number', type: 'string' }];
+
+module.exports = { REACT_CODE, REACT_PARAMETERS };

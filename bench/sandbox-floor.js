@@ -13,6 +13,7 @@ const { execFile } = require('node:child_process');
 const { join } = require('node:path');
 const { NAMES } = require('./hot-paths');
 const { REACT_CODE } = require('./sandbox-code');
+const { warmIsolate } = require('./sandbox-run');
 
 /**
  * bench/sandbox-floor.js in a process with the sandbox workers' V8 flags, for `seconds`, once the vault's rows
@@ -41,47 +42,23 @@ function sandbox() {
   const dist = join(__dirname, '..', 'dist', 'src', 'sandbox');
   const { PRELUDE } = require(join(dist, 'prelude.js'));
   const { MODULE_SOURCES } = require(join(dist, 'modules', 'index.js'));
-  const ivm = require('isolated-vm');
-  const isolate = new ivm.Isolate({ memoryLimit: 128 });
-  const prelude = isolate.compileScriptSync(PRELUDE);
-  const modules = Object.entries(MODULE_SOURCES).map(([name, source]) =>
-    isolate.compileScriptSync(`(function (module, exports, require) {${source}\n})`, { filename: name }),
-  );
-  const names = Object.keys(MODULE_SOURCES);
-  const user = isolate.compileScriptSync(`(function (exports, require, module) {${REACT_CODE}\n})`);
+  const isolate = warmIsolate(require('isolated-vm'), {
+    memoryMb: 128,
+    prelude: PRELUDE,
+    modules: MODULE_SOURCES,
+    code: REACT_CODE,
+  });
   const input = JSON.stringify({
     req: { args: { card: { number: '4242424242424242', expiration_month: 12 } }, configuration: {} },
     bt: false,
     fetch: true,
   });
-  return async function once() {
-    const context = isolate.createContextSync();
-    const jail = context.global;
-    jail.setSync('globalThis', jail.derefInto());
-    prelude.runSync(context, { timeout: 1000 });
-    const userFn = user.runSync(context, { reference: true, timeout: 1000 });
-    const wrappers = modules.map((m) => m.runSync(context, { reference: true }));
-    const start = jail.getSync('__vault_start', { reference: true });
-    const host = new ivm.Reference(() => null);
-    const result = await start.apply(
-      undefined,
-      [
-        userFn.derefInto(),
-        host,
-        input,
-        new ivm.ExternalCopy(names).copyInto(),
-        ...wrappers.map((w) => w.derefInto()),
-      ],
-      { result: { promise: true, copy: true }, timeout: 1000 },
-    );
-    for (const reference of [userFn, start, host, ...wrappers]) {
-      reference.release();
-    }
-    context.release();
+  const check = (result) => {
     if (!JSON.parse(result).ok) {
       throw new Error(`the bench reactor failed: ${result}`);
     }
   };
+  return () => isolate.run(isolate.prepare(), input, check);
 }
 
 async function main(seconds) {

@@ -50,7 +50,7 @@ const { FLOOR_CONNECTIONS, NAMES } = require('./hot-paths');
 const { auditScenarios } = require('./audit-scenarios');
 const { floorScenarios, randomGet } = require('./floor-scenarios');
 const { p99Vs, requestsPerSecondVs } = require('./targets');
-const { REACT_CODE } = require('./sandbox-code');
+const { REACT_CODE, REACT_PARAMETERS } = require('./sandbox-code');
 
 const { POST_TOKENS, GET_TOKEN, LIST_BY_METADATA, TOKENIZE_RUNS, REACT_16, REACT_1 } = NAMES;
 const { PROXY_N, DIRECT_1, PROXY_1, GET_TOKEN_1 } = NAMES;
@@ -131,14 +131,15 @@ async function reactSetup(ctx) {
           type: 'private',
           code: REACT_CODE,
           configuration: [],
-          request_parameters: [{ name: 'card.number', type: 'string' }],
+          request_parameters: REACT_PARAMETERS,
         });
         const reactor = await ctx.api('POST', '/reactors', {
           name: 'bench echo',
           configuration: {},
           formula: { id: formula.id },
         });
-        return { key: caller.key, path: `/reactors/${reactor.id}/react`, card: card.id };
+        const path = `/reactors/${reactor.id}/react`;
+        return { key: caller.key, path, card: card.id, tenantId: card.tenant_id };
       })(),
     );
   }
@@ -511,6 +512,8 @@ const FLOORS = floorScenarios({
   proxySetup,
   listTokens,
   listRequest,
+  reactSetup,
+  reactRequest,
 });
 
 /** GET /tokens/<id> revealing a card, over READ_TOKENS tokens: GET_TOKEN, and the same on the pkcs11 vault. */
@@ -649,6 +652,9 @@ module.exports = [
     setup: reactSetup,
     request: reactRequest,
   },
+  // Issue 39: the react figures' bound (bench/react-floor.js), at 16 connections and at 1.
+  FLOORS.react,
+  FLOORS.reactAlone,
   {
     // Issue 17, sandbox fairness: the reference for the next row, tenant B's warm react alone (REACT_1 with
     // latency from every response's own time).

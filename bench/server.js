@@ -91,7 +91,7 @@ async function startServer({
     RATE_LIMIT_HEALTH: '999999999/1',
     ...extraEnv,
   };
-  const { databasePoolSize } = loadConfig(env);
+  const { databasePoolSize, sandboxWorkers, sandboxTimeoutMs, sandboxMemoryMb } = loadConfig(env);
   // --cpu-prof writes its .cpuprofile when the process exits, i.e. after stop()'s SIGTERM.
   const profiling = cpuProfileDir !== null ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
   const windows = profileWindows ? profileWindowArgs() : [];
@@ -124,6 +124,8 @@ async function startServer({
     databasePoolSize,
     /** Its VAULT_MASTER_KEYS: the list floor opens the same tokens' data (bench/list-floor.js). */
     masterKeys: env.VAULT_MASTER_KEYS,
+    /** Its sandbox pool's settings: the react floor runs as many workers (bench/react-floor.js). */
+    sandbox: { workers: sandboxWorkers, timeoutMs: sandboxTimeoutMs, memoryMb: sandboxMemoryMb },
     output,
     profile: profileWindows ? profileWindow(child) : null,
     /** Stops the process (SIGTERM, then SIGKILL), then removes its data. Safe to call more than once. */
@@ -263,4 +265,4 @@ async function waitUntilReady(baseUrl, exited, output, key) {
   throw new Error(`the server was not ready after ${READY_TIMEOUT_MS / 1000} s:\n${output.join('\n')}`);
 }
 
-module.exports = { startServer, generateApiKey, processCpuSeconds };
+module.exports = { startServer, generateApiKey, childrenCpuSeconds, processCpuSeconds };

@@ -4,7 +4,8 @@
  * ('proxy') and the HTTPS echo server it proxies to ('echo'), and the floor servers (bench/floor-server.js) on
  * the vault's database ('floor') or on the proxy vault's, with the echo server as destination ('proxy-floor'),
  * the bare NestJS app doing the floors' statements ('nest-floor', bench/nest-floor.js; 'nest-proxy-floor' on the
- * proxy vault's database with the echo server as destination), a vault whose master
+ * proxy vault's database with the echo server as destination), the react floor ('react-floor',
+ * bench/react-floor.js, with its sandbox worker processes), a vault whose master
  * key is in a SoftHSM2 token ('pkcs11', bench/pkcs11-vault.js) and one with AUDIT_ENABLED=false ('no-audit',
  * the reference of auditing's cost). With BENCH_PROFILE set, each can be profiled over a scenario's window.
  * Each helper server is started the first time a scenario needs it.
@@ -14,6 +15,7 @@ const { startEchoServer } = require('./echo-server');
 const { startFloorServer } = require('./floor-server');
 const { startNestFloor } = require('./nest-floor');
 const { startPkcs11Vault } = require('./pkcs11-vault');
+const { startReactFloor } = require('./react-floor');
 const { processCpuSeconds, startServer } = require('./server');
 
 /** What scenarios get to prepare data: the management key, a small JSON client for the API and a shared cache. */
@@ -80,6 +82,7 @@ function startFloor(config, name, vault, echo = null, start = startFloorServer) 
     databaseUrl: vault.databaseUrl,
     poolSize: vault.databasePoolSize,
     masterKeys: vault.masterKeys,
+    sandbox: vault.sandbox,
     echo,
     cpuSeconds: processCpuSeconds,
     cpuProfileDir: config.cpuProfileDir,
@@ -95,7 +98,13 @@ function benchServers(config, main) {
   const mainCtx = scenarioContext(main);
   /** { vault, echo, ctx } once started. */
   let proxy = null;
-  const floors = { floor: null, 'proxy-floor': null, 'nest-floor': null, 'nest-proxy-floor': null };
+  const floors = {
+    floor: null,
+    'proxy-floor': null,
+    'nest-floor': null,
+    'nest-proxy-floor': null,
+    'react-floor': null,
+  };
   /** { vault, ctx } once started. */
   let pkcs11 = null;
   /** The vault with AUDIT_ENABLED=false (auditing's baseline): { vault, ctx } once started. */
@@ -122,6 +131,9 @@ function benchServers(config, main) {
       if (kind === 'floor') {
         console.log("Starting the floor server on the vault's database\n");
         floors.floor = await startFloor(config, 'floor server', main);
+      } else if (kind === 'react-floor') {
+        console.log("Starting the react floor and its sandbox workers on the vault's database\n");
+        floors[kind] = await startFloor(config, 'react floor', main, null, startReactFloor);
       } else if (kind === 'nest-floor') {
         console.log("Starting the bare NestJS floor on the vault's database\n");
         floors[kind] = await startFloor(config, 'bare NestJS floor', main, null, startNestFloor);
@@ -158,6 +170,11 @@ function benchServers(config, main) {
           const ctx = scenario.server.endsWith('proxy-floor') ? proxy.ctx : mainCtx;
           return { target: floor, origin: floor.baseUrl, ctx };
         }
+        case 'react-floor': {
+          // Its setup sends one reaction to both, and checks the answers are the same bytes.
+          const floor = await ensureFloor(scenario.server);
+          return { target: floor, origin: floor.baseUrl, ctx: { ...mainCtx, floorUrl: floor.baseUrl } };
+        }
         case 'pkcs11': {
           if (pkcs11 === null) {
             console.log('Starting the vault whose master key is in a SoftHSM2 token\n');
@@ -181,7 +198,7 @@ function benchServers(config, main) {
         }
         default:
           throw new Error(
-            `${scenario.name}: unknown server "${scenario.server}" (proxy, echo, floor, nest-floor, proxy-floor, nest-proxy-floor, pkcs11, no-audit or none)`,
+            `${scenario.name}: unknown server "${scenario.server}" (proxy, echo, floor, nest-floor, proxy-floor, nest-proxy-floor, react-floor, pkcs11, no-audit or none)`,
           );
       }
     },
@@ -194,6 +211,7 @@ function benchServers(config, main) {
         floors['proxy-floor'],
         floors['nest-floor'],
         floors['nest-proxy-floor'],
+        floors['react-floor'],
         pkcs11?.vault,
         unaudited?.vault,
       ].filter((p) => p !== null && p !== undefined),
