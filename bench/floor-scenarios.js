@@ -16,7 +16,7 @@
  * reactRequest }. Returns { create, nestCreate, reveal, nestReveal, revealAlone, nestRevealAlone, proxy,
  * proxyAlone, nestProxy, list, react, reactAlone }.
  */
-const { FLOOR_CONNECTIONS, NAMES } = require('./hot-paths');
+const { FLOOR_CONNECTIONS, NAMES } = require('./hot-path-names');
 
 /**
  * The proxy floor at `connections` on `server` ('proxy-floor' or 'nest-proxy-floor'): the body the vault

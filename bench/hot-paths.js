@@ -8,48 +8,7 @@
  * `BENCH_ONLY=floors` runs just the scenarios they need.
  */
 
-/** Concurrency of the floor comparisons, on both sides (the issue's figures were taken at 16 connections). */
-const FLOOR_CONNECTIONS = 16;
-
-const CREATE_FLOOR = 'floor: node:http + INSERT token row and audit row (one statement)';
-const REVEAL_FLOOR = 'floor: node:http + SELECT by key and INSERT audit row (one statement)';
-const PROXY_FLOOR = 'floor: node:http + SELECT 2 rows and INSERT 2 audit rows (one statement) + HTTPS POST';
-const LIST_FLOOR = 'floor: node:http + the list page statement, 20 AES-GCM opens, batched audit record';
-const REACT_FLOOR =
-  'react floor: node:http + token read and 2 audit rows (one statement), AES-GCM open, sandbox worker';
-const NEST_CREATE = 'bare NestJS on Express: the create floor statement';
-const NEST_REVEAL = 'bare NestJS on Express: the reveal floor statement';
-const NEST_PROXY = 'bare NestJS on Express: the proxy floor statement + HTTPS POST';
-
-/** Scenario names the figures read (bench/scenarios.js and bench/floor-scenarios.js define the scenarios). */
-const NAMES = {
-  HEALTH: 'GET /health',
-  POST_TOKENS: 'POST /tokens (card)',
-  POST_TOKENS_KEYED: 'POST /tokens (card, idempotency key)',
-  FLOOR_CREATE: CREATE_FLOOR,
-  NEST_CREATE,
-  GET_TOKEN: 'GET /tokens/<id> (reveal)',
-  FLOOR_REVEAL: REVEAL_FLOOR,
-  NEST_REVEAL,
-  GET_TOKEN_1: 'GET /tokens/<id> (reveal, 1 connection)',
-  FLOOR_REVEAL_1: `${REVEAL_FLOOR} (1 connection)`,
-  NEST_REVEAL_1: `${NEST_REVEAL} (1 connection)`,
-  PROXY_N: `POST /proxy (3 expressions, ${FLOOR_CONNECTIONS} connections)`,
-  FLOOR_PROXY: PROXY_FLOOR,
-  NEST_PROXY,
-  PROXY_1: 'POST /proxy (3 expressions, 1 connection)',
-  FLOOR_PROXY_1: `${PROXY_FLOOR} (1 connection)`,
-  DIRECT_1: 'direct HTTPS echo (1 connection)',
-  LIST_BY_METADATA: 'GET /tokens?metadata.k=v',
-  FLOOR_LIST: `${LIST_FLOOR} (GET /tokens?metadata.k=v)`,
-  TOKENIZE_RUNS: [1, 2, 3].map((n) => `POST /tokenize (100 leaves, run ${n} of 3)`),
-  REACT_16: 'POST /reactors/<id>/react (1 card, 16 connections)',
-  REACT_1: 'POST /reactors/<id>/react (1 card, 1 connection)',
-  FLOOR_REACT_16: `${REACT_FLOOR} (1 card, ${FLOOR_CONNECTIONS} connections)`,
-  FLOOR_REACT_1: `${REACT_FLOOR} (1 card, 1 connection)`,
-  /** Not a scenario: bench/sandbox-floor.js's measure, given to hotPaths as a row of its own. */
-  SANDBOX_FLOOR: 'sandbox floor: bare isolated-vm, a fresh context + prelude + the bench reactor per run',
-};
+const { FLOOR_CONNECTIONS, NAMES } = require('./hot-path-names');
 
 /** A row's figure, or null when it did not run or more than 1 % of its answers were not 2xx (nothing to compare). */
 const field = (byName, name, key) => {
@@ -374,123 +333,17 @@ function textTable(header, cells, left = 1) {
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
 }
 
-/** The routes measured against a floor, with the floor each is compared to and its target (FIGURES). */
+/** The threshold of the figure whose name starts with `figure`. */
 const thresholdOf = (figure) => FIGURES.find((f) => f.figure.startsWith(figure)).threshold;
-const FLOOR_PAIRS = [
-  [
-    'POST /tokens (card)',
-    NAMES.POST_TOKENS,
-    NAMES.FLOOR_CREATE,
-    thresholdOf('POST /tokens (card) ÷'),
-    NAMES.NEST_CREATE,
-  ],
-  ['POST /tokens (card, keyed)', NAMES.POST_TOKENS_KEYED, NAMES.FLOOR_CREATE, null, NAMES.NEST_CREATE],
-  [
-    'GET /tokens/<id> (reveal)',
-    NAMES.GET_TOKEN,
-    NAMES.FLOOR_REVEAL,
-    thresholdOf('GET /tokens/<id> reveal'),
-    NAMES.NEST_REVEAL,
-  ],
-  [
-    'POST /proxy (3 expressions)',
-    NAMES.PROXY_N,
-    NAMES.FLOOR_PROXY,
-    thresholdOf('POST /proxy, 3 token'),
-    NAMES.NEST_PROXY,
-  ],
-  // Its target is on p99, not req/s: shown for the CPU split (the list floor's own figures are in FIGURES).
-  ['GET /tokens?metadata (list)', NAMES.LIST_BY_METADATA, NAMES.FLOOR_LIST, null, null],
-];
-
-/**
- * Where each floor comparison's CPU goes, per request: the server's and PostgreSQL's (bench/database-cpu.js).
- * The server, the database and the load share the machine's cores, so when they are all busy the req/s ratio
- * cannot pass floor CPU ÷ route CPU however the route's own code is written.
- *
- * `ceiling` is that bound for the leanest server imaginable that still makes the route's statements: one that
- * spends no more CPU than the floor's own node:http server, while PostgreSQL does the work the route asks of
- * it (its rows, their indexes, the audit records and their sealing). A target above the ceiling cannot be met
- * by any code in the server, only by asking less of the database.
- *
- * `framework_ceiling` is the same bound for a server that spends what the bare NestJS-on-Express app spends
- * making the floor's statement (bench/nest-floor.js) and nothing more: the product keeps NestJS on Express,
- * so no vault on that stack gets above it. Null where the bare Nest row did not run.
- *
- * `server_budget` is the bound the other way round: the server CPU per request at which the route, with its
- * own database work, would reach the target on a machine whose cores are all busy (floor total ÷ target −
- * route database). A route whose server spends more cannot reach the target; at or below 0 no server can.
- * Null for a row without a target.
- *
- * Rows lacking a figure are left out: [{ route, server, database, floor_server, floor_database,
- * floor_over_route, ceiling, framework_ceiling, server_budget, target }] (CPU in ms per request).
- */
-function floorCpu(rows) {
-  const byName = Object.fromEntries(rows.map((row) => [row.name, row]));
-  const cpu = (name) => {
-    const server = field(byName, name, 'server_cpu_ms_per_request');
-    const database = field(byName, name, 'database_cpu_ms_per_request');
-    return server === null || database === null ? null : { server, database, total: server + database };
-  };
-  return FLOOR_PAIRS.map(([label, route, floor, target, nest]) => [
-    label,
-    cpu(route),
-    cpu(floor),
-    target,
-    nest === null ? null : cpu(nest),
-  ])
-    .filter(([, route, floor]) => route !== null && floor !== null)
-    .map(([label, route, floor, target, nest]) => ({
-      route: label,
-      server: round(route.server),
-      database: round(route.database),
-      floor_server: round(floor.server),
-      floor_database: round(floor.database),
-      floor_over_route: round(floor.total / route.total),
-      ceiling: round(floor.total / (floor.server + route.database)),
-      framework_ceiling: nest === null ? null : round(floor.total / (nest.server + route.database)),
-      server_budget: target === null ? null : round(floor.total / target - route.database),
-      target,
-    }));
-}
-
-/** floorCpu's rows as a table; null when there are none. */
-function floorCpuLines(comparisons) {
-  if (comparisons.length === 0) {
-    return null;
-  }
-  const cells = comparisons.map((c) => [
-    c.route,
-    ...[c.server, c.database, c.floor_server, c.floor_database, c.floor_over_route, c.ceiling].map((v) =>
-      v.toFixed(3),
-    ),
-    c.framework_ceiling === null ? '—' : c.framework_ceiling.toFixed(3),
-    c.server_budget === null ? '—' : c.server_budget.toFixed(3),
-    c.target === null ? '—' : `≥ ${c.target}`,
-  ]);
-  return textTable(
-    [
-      'route',
-      'server',
-      'database',
-      'floor server',
-      'floor database',
-      'floor ÷ route',
-      'ceiling',
-      'Nest ceiling',
-      'server budget',
-      'target',
-    ],
-    cells,
-  );
-}
 
 module.exports = {
   FLOOR_CONNECTIONS,
   NAMES,
-  floorCpu,
-  floorCpuLines,
+  field,
   hotPaths,
   hotPathLines,
   median,
+  round,
+  textTable,
+  thresholdOf,
 };

@@ -11,7 +11,7 @@
  */
 const { execFile } = require('node:child_process');
 const { join } = require('node:path');
-const { NAMES } = require('./hot-paths');
+const { NAMES } = require('./hot-path-names');
 const { REACT_CODE } = require('./sandbox-code');
 const { warmIsolate } = require('./sandbox-run');
 

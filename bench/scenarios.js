@@ -46,7 +46,7 @@ const { performance } = require('node:perf_hooks');
 // The service's own implementation, from the build `npm run bench` makes first.
 const { cardBody } = require('./card-body');
 
-const { FLOOR_CONNECTIONS, NAMES } = require('./hot-paths');
+const { FLOOR_CONNECTIONS, NAMES } = require('./hot-path-names');
 const { auditScenarios } = require('./audit-scenarios');
 const { floorScenarios, randomGet } = require('./floor-scenarios');
 const { p99Vs, requestsPerSecondVs } = require('./targets');
