@@ -1,46 +1,84 @@
 /**
- * The architecture, checked by `npm run lint` (dependency-cruiser). Imports only point down:
- *
- *   top         app.module.ts, app.ts, main.ts, cli.ts + cli/, openapi*.ts, entities.ts, migrations/
- *                 (the only places that know every module)
- *   resources   applications, auth (the API-key guard), tenants, tokens, proxies, reactors,
- *               reactor-formulas, health, jobs, sandbox-bridges, webhooks: one Nest module per folder
- *   engines     access (permissions, principals, access rules, decorators), expressions, outbound,
- *               sandbox, metrics, rate-limits (the shared limiter), audit (the audit trail), events (the
- *               webhook outbox's writer), mail (the Mailer): shared machinery that knows no resource
- *   foundation  common, config, crypto, database, tracing, logging.ts: know nothing above them
- *
- * A resource uses another resource only through its public surface: the *.module.ts, services, entities
- * and DTOs, or a file named in PUBLIC below. Regenerate the picture with `npm run graph`
- * (docs/architecture.md).
+ * The architecture, checked by `npm run lint` (dependency-cruiser): every file of src/ sits in one of the
+ * layers below, and imports only point down. scripts/architecture-graph.js writes docs/architecture.md from
+ * LAYERS, so the table there is this one. A resource uses another resource only through its public surface:
+ * the *.module.ts, services, entities and DTOs, or a file named in PUBLIC below.
  */
-const RESOURCES = [
-  'applications',
-  'auth',
-  'tenants',
-  'tokens',
-  'proxies',
-  'reactors',
-  'reactor-formulas',
-  'health',
-  'jobs',
-  'sandbox-bridges',
-  'webhooks',
+const LAYERS = [
+  {
+    name: 'top',
+    folders: ['cli', 'migrations'],
+    files: [
+      'app.module.ts',
+      'app.ts',
+      'main.ts',
+      'cli.ts',
+      'openapi.ts',
+      'openapi-docs.ts',
+      'openapi-examples.ts',
+      'entities.ts',
+    ],
+    role: 'the only places that know every module',
+    mayImport: 'anything',
+  },
+  {
+    name: 'resources',
+    folders: [
+      'applications',
+      'auth',
+      'tenants',
+      'tokens',
+      'proxies',
+      'reactors',
+      'reactor-formulas',
+      'health',
+      'jobs',
+      'sandbox-bridges',
+      'webhooks',
+    ],
+    files: [],
+    role: 'one Nest module per folder',
+    mayImport: "other resources' public surface, engines, foundation",
+  },
+  {
+    name: 'engines',
+    folders: [
+      'access',
+      'expressions',
+      'outbound',
+      'sandbox',
+      'metrics',
+      'rate-limits',
+      'audit',
+      'events',
+      'mail',
+      'idempotency',
+    ],
+    files: [],
+    role: 'shared machinery that knows no resource',
+    mayImport: 'engines, foundation',
+  },
+  {
+    name: 'foundation',
+    folders: ['common', 'config', 'crypto', 'database', 'tracing'],
+    files: ['logging.ts'],
+    role: 'generic parts that know nothing above them',
+    mayImport: 'foundation',
+  },
 ];
-const ENGINES = [
-  'access',
-  'expressions',
-  'outbound',
-  'sandbox',
-  'metrics',
-  'rate-limits',
-  'audit',
-  'events',
-  'mail',
-];
-const FOUNDATION = ['common', 'config', 'crypto', 'database', 'tracing'];
-const TOP =
-  '^src/(app\\.module|app|main|cli|openapi|openapi-docs|openapi-examples|entities)\\.ts$|^src/(cli|migrations)/';
+const layer = (name) => LAYERS.find((l) => l.name === name);
+const escape = (text) => text.replace(/[.]/g, '\\.');
+/** A path pattern for a layer's folders and files. */
+const layerPath = ({ folders, files }) =>
+  [
+    ...(folders.length > 0 ? [`^src/(${folders.join('|')})/`] : []),
+    ...(files.length > 0 ? [`^src/(${files.map(escape).join('|')})$`] : []),
+  ].join('|');
+const RESOURCES = layer('resources').folders;
+const ENGINES = layer('engines').folders;
+const FOUNDATION = layerPath(layer('foundation'));
+const TOP = layerPath(layer('top'));
+const LAYERED = LAYERS.map(layerPath).join('|');
 
 const folders = (names) => `^src/(${names.join('|')})/`;
 /** Files of a resource other modules may import besides its module, services, entities and DTOs. */
@@ -68,15 +106,14 @@ module.exports = {
     {
       name: 'foundation-knows-nothing-above',
       severity: 'error',
-      comment: 'common/, config/, crypto/ and database/ stay generic: no engine, resource or top-level file.',
-      from: { path: folders(FOUNDATION), pathNot: SPECS },
+      comment: 'The foundation stays generic: no engine, resource or top-level file.',
+      from: { path: FOUNDATION, pathNot: SPECS },
       to: { path: `${folders([...ENGINES, ...RESOURCES])}|${TOP}` },
     },
     {
       name: 'engines-know-no-resource',
       severity: 'error',
-      comment:
-        'access/, expressions/, outbound/, sandbox/, metrics/ and rate-limits/ serve every resource and know none.',
+      comment: 'Engines serve every resource and know none.',
       from: { path: folders(ENGINES), pathNot: SPECS },
       to: { path: `${folders(RESOURCES)}|${TOP}` },
     },
@@ -99,6 +136,20 @@ module.exports = {
       },
     },
     {
+      name: 'every-file-in-a-layer',
+      severity: 'error',
+      comment: 'A file of src/ outside every layer would be checked by no rule: add its folder to LAYERS.',
+      from: { path: '^src/', pathNot: [LAYERED, SPECS] },
+      to: {},
+    },
+    {
+      name: 'nothing-imports-a-file-outside-the-layers',
+      severity: 'error',
+      comment: 'A file of src/ outside every layer would be checked by no rule: add its folder to LAYERS.',
+      from: {},
+      to: { path: '^src/', pathNot: [LAYERED, SPECS] },
+    },
+    {
       name: 'src-never-imports-tests',
       severity: 'error',
       from: { path: '^src/', pathNot: SPECS },
@@ -116,3 +167,5 @@ module.exports = {
     },
   },
 };
+// Not enumerable: dependency-cruiser refuses options it does not know; scripts/architecture-graph.js reads it.
+Object.defineProperty(module.exports, 'LAYERS', { value: LAYERS });
