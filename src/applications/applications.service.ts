@@ -49,8 +49,12 @@ export class ApplicationsService {
   ) {}
 
   /** Resolves an API key to its application; null when unknown (or regenerated). */
-  async authenticate(key: string): Promise<Principal | null> {
-    const keyHash = hashSecret(key);
+  authenticate(key: string): Promise<Principal | null> {
+    return this.authenticateHash(hashSecret(key));
+  }
+
+  /** authenticate() of a key by its hashSecret(), for a caller that hashed it already. */
+  async authenticateHash(keyHash: string): Promise<Principal | null> {
     const cached = this.cache.get(keyHash);
     if (cached !== undefined) {
       return cached;

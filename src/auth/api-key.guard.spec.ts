@@ -5,6 +5,7 @@ import { AuthenticatedRequest, Public, RequirePermission } from '../access/decor
 import type { Principal } from '../access/principal';
 import type { ApplicationsService } from '../applications/applications.service';
 import { ApiError } from '../common/api-error';
+import { hashSecret } from '../crypto/secrets';
 import type { RateLimits } from '../rate-limits/rate-limits.service';
 import { ApiKeyGuard } from './api-key.guard';
 import { Authenticator } from './authenticator.service';
@@ -46,9 +47,10 @@ const principals: Record<string, Principal> = {
   },
 };
 
-/** Only the one method the guard reaches: key lookup, as ApplicationsService answers it. */
+/** Only the one method the guard reaches: lookup by the key's hash, as ApplicationsService answers it. */
+const byHash = new Map(Object.entries(principals).map(([key, principal]) => [hashSecret(key), principal]));
 const applications = {
-  authenticate: (key: string) => Promise.resolve(principals[key] ?? null),
+  authenticateHash: (keyHash: string) => Promise.resolve(byHash.get(keyHash) ?? null),
 } as unknown as ApplicationsService;
 
 /** Limits that never refuse: the limits have their own tests (test/rate-limits). */

@@ -62,7 +62,7 @@ export class Authenticator {
     if (this.unknownKeys.get(hash) !== undefined && this.limits.addressBlocked(req)) {
       return null;
     }
-    const principal = await this.applications.authenticate(key);
+    const principal = await this.applications.authenticateHash(hash);
     if (principal === null) {
       this.unknownKeys.set(hash, UNKNOWN);
     }

@@ -46,6 +46,8 @@ export class AuditedReads {
     private readonly query: RunQuery,
     /** The SELECT list, every column unqualified (`column AS "property"`). */
     columns: string,
+    /** The prepared statements' name: one per SELECT list. */
+    private readonly name: string,
   ) {
     const live = (now: string): string =>
       `deleted_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}) AND cardinality(containers) > 0`;
@@ -126,7 +128,7 @@ export class AuditedReads {
       const [{ tenantId, ids, records, now }] = reads;
       const values = [tenantId, ids[0], ...records[0].slice(1), now];
       const [{ r_live: live, ...row } = { r_live: false }] = await this.query(
-        'tokens.find-live-audited',
+        this.name,
         this.oneText,
         values,
       );
@@ -150,7 +152,7 @@ export class AuditedReads {
       }),
     );
     const values = [reads[0].tenantId, JSON.stringify(keys), JSON.stringify(records)];
-    const rows = await this.query('tokens.find-live-audited-batch', this.manyText, values);
+    const rows = await this.query(`${this.name}-batch`, this.manyText, values);
     const answers = reads.map((r) => r.ids.map((): Row | null => null));
     // Each read's first key in the statement's numbering (k_n counts from 1).
     const first: number[] = [];

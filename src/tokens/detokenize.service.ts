@@ -150,16 +150,28 @@ export class DetokenizeService {
       }
       parts.push(part);
     }
-    const rows = await this.repository.findLiveAudited(principal.tenantId, used, this.clock.now(), parts);
+    const now = this.clock.now();
+    if ([...ids.values()].includes(true)) {
+      const rows = await this.repository.findLiveAudited(principal.tenantId, used, now, parts);
+      if (rows === undefined) {
+        return undefined;
+      }
+      const live = liveOrRefused(used, rows);
+      records.written = true;
+      return this.presentAll(live, ids, () => transform);
+    }
+    // No `token:` reference: only the data is shown, so only what presentedData needs is read.
+    const rows = await this.repository.findLiveDataAudited(principal.tenantId, used, now, parts);
     if (rows === undefined) {
       return undefined;
     }
-    const live = rows.filter((row): row is Token => row !== null);
-    if (live.length < used.length) {
-      throw unknownTokens(used.filter((_, i) => rows[i] === null));
-    }
+    const live = liveOrRefused(used, rows);
     records.written = true;
-    return this.presentAll(live, ids, () => transform);
+    const resolved = new Map<string, Resolved>();
+    for (const row of live) {
+      resolved.set(row.id, { data: await this.tokens.presentedData(row, transform) });
+    }
+    return resolved;
   }
 
   /** `ids`: each referenced id, and whether a `token:` reference wants the whole token (collectReferences). */
@@ -239,6 +251,15 @@ function checkCount(ids: Map<string, boolean>): void {
   if (ids.size > MAX_DETOKENIZED_TOKENS) {
     throw ApiError.badRequest(`At most ${MAX_DETOKENIZED_TOKENS} tokens can be detokenized in one request.`);
   }
+}
+
+/** The rows of an audited read, each live (its records written), or the read refused naming the unknown ones. */
+function liveOrRefused<T>(used: readonly string[], rows: readonly (T | null)[]): T[] {
+  const live = rows.filter((row): row is T => row !== null);
+  if (live.length < used.length) {
+    throw unknownTokens(used.filter((_, i) => rows[i] === null));
+  }
+  return live;
 }
 
 function unknownTokens(missing: string[]): ApiError {

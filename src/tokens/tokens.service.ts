@@ -25,7 +25,7 @@ import { presentToken, presentUnreadable } from './token-presenter';
 import { Token } from './token.entity';
 import { DedupRateLimit } from './dedup-rate-limit';
 import { duplicateScopeOf, InsertOutcome, PreparedToken, TokenInserter } from './token-inserter.service';
-import { GoneToken, TokensRepository } from './tokens.repository';
+import { GoneToken, TokenData, TokensRepository } from './tokens.repository';
 import type { TokenListFilter } from './token-list-sql';
 import { AuditService } from '../audit/audit.service';
 import { auditEvent, tokensEvent } from '../audit/audit-event';
@@ -415,7 +415,7 @@ export class TokensService {
   }
 
   /** The `data` of present(row, undefined, transform, { mask: transform === 'mask' }), without the token around it. */
-  async presentedData(row: Token, transform: Transform): Promise<unknown> {
+  async presentedData(row: TokenData, transform: Transform): Promise<unknown> {
     if (transform === 'redact' || row.data === null) {
       return undefined;
     }

@@ -79,11 +79,31 @@ describe('statements per proxied request', () => {
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatch(/JOIN tokens ON tokens\.tenant_id = \$1 /);
     expect(sent[0]).toMatch(/INSERT INTO audit_records/);
+    // Data references only: the statement reads what presenting data needs, not the whole token.
+    expect(sent[0]).toMatch(/"data" AS "data", "mask" AS "mask"/);
+    expect(sent[0]).not.toMatch(/"metadata" AS "metadata"/);
     const written = await recordsDuring(() => send(key, body(ids)).expect(200));
     expect(written).toEqual([
       `detokenize success: Tokens used: ${ids[0]} (reveal), ${ids[1]} (reveal)`,
       'proxy success: Request forwarded (POST)',
     ]);
+  });
+
+  it('a `token:` reference reads the whole token in the same one statement', async () => {
+    let answer: { whole: { id: string; type: string; data: { number: string } }; month: unknown } | undefined;
+    const sent = await statementsOf(async () => {
+      answer = (
+        await send(key, {
+          whole: `{{ token: ${ids[0]} }}`,
+          month: `{{ ${ids[1]} | json: '$.expiration_month' }}`,
+        }).expect(200)
+      ).body;
+    });
+    expect(answer?.whole).toMatchObject({ id: ids[0], type: 'card', data: { number: numbers[0] } });
+    expect(answer?.month).toBe(12);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/"metadata" AS "metadata"/);
+    expect(sent[0]).toMatch(/INSERT INTO audit_records/);
   });
 
   it('a caller whose transform depends on the containers reads, then inserts both records', async () => {
