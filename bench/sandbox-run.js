@@ -51,8 +51,12 @@ function warmIsolate(ivm, { memoryMb, prelude, modules, code }) {
           new ivm.ExternalCopy(names).copyInto(),
           ...wrappers.map((w) => w.derefInto()),
         ];
+        // As the worker calls it: synchronously up to the code's first await.
         deliver(
-          await start.apply(undefined, args, { result: { promise: true, copy: true }, timeout: TIMEOUT_MS }),
+          await start.applySync(undefined, args, {
+            result: { promise: true, copy: true },
+            timeout: TIMEOUT_MS,
+          }),
         );
       } finally {
         for (const reference of references) {

@@ -154,6 +154,69 @@ function acceptedAsSent(body: unknown, metatype: new () => object, names: Set<st
   return instance;
 }
 
+/** DTO classes whose members are all optional objects taken as sent, and those members' names (or null). */
+const objectMemberNames = new WeakMap<object, Set<string> | null>();
+
+/**
+ * The member names of a DTO class whose every member is `@IsOptional() @IsObject() @AsSent()` and carries no
+ * other rule (the react body's `args`); null for any other class.
+ */
+function optionalObjectMembers(metatype: unknown): Set<string> | null {
+  if (typeof metatype !== 'function') {
+    return null;
+  }
+  let names = objectMemberNames.get(metatype);
+  if (names === undefined) {
+    const rules = getMetadataStorage().getTargetValidationMetadatas(metatype, '', false, false);
+    const asSent = asSentMembers(metatype);
+    const members = new Set(rules.map((rule) => rule.propertyName));
+    const one = (member: string, type: string, name: string): boolean =>
+      rules.filter(
+        (rule) =>
+          rule.propertyName === member &&
+          rule.type === type &&
+          rule.name === name &&
+          rule.each !== true &&
+          (rule.groups ?? []).length === 0,
+      ).length === 1;
+    names =
+      members.size > 0 &&
+      rules.length === 2 * members.size &&
+      [...members].every(
+        (member) =>
+          asSent.includes(member) &&
+          one(member, ValidationTypes.CONDITIONAL_VALIDATION, 'isOptional') &&
+          one(member, ValidationTypes.CUSTOM_VALIDATION, 'isObject'),
+      )
+        ? members
+        : null;
+    objectMemberNames.set(metatype, names);
+  }
+  return names;
+}
+
+/**
+ * The DTO instance the full pipe would make of `body` for a class of optionalObjectMembers: a plain object whose
+ * every member is one of `names` holding a plain object (kept as sent, as AsSent does); undefined otherwise.
+ */
+function acceptedObjects(body: unknown, metatype: new () => object, names: Set<string>): object | undefined {
+  if (!isPlainObject(body)) {
+    return undefined;
+  }
+  const instance = new metatype() as Record<string, unknown>;
+  for (const [name, value] of Object.entries(body)) {
+    if (!names.has(name) || !isPlainObject(value)) {
+      return undefined;
+    }
+    instance[name] = value;
+  }
+  return instance;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+}
+
 function isObjectLike(value: unknown): boolean {
   return typeof value === 'object' && value !== null;
 }
@@ -172,6 +235,12 @@ class DepthLimitedValidationPipe extends ValidationPipe {
       names === null ? undefined : acceptedAsSent(value, metadata.metatype as new () => object, names);
     if (accepted !== undefined) {
       return accepted;
+    }
+    const objects = optionalObjectMembers(metadata.metatype);
+    const asObjects =
+      objects === null ? undefined : acceptedObjects(value, metadata.metatype as new () => object, objects);
+    if (asObjects !== undefined) {
+      return asObjects;
     }
     // AsSent objects and arrays are validated as empty stand-ins of their kind, then put back as they came
     const held = new Map<string, unknown>();

@@ -69,6 +69,8 @@ const MAX_HEADER_BYTES = 64 * 1024;
 /** How recently another tenant must have run something for a tenant's share to be enforced. */
 export const SHARE_WINDOW_MS = 30_000;
 const RESPAWN_BACKOFF_MS = 1000;
+/** Code texts whose hash is kept (a text is at most the reactor code limit). */
+const CODE_HASHES = 64;
 
 /**
  * Worker processes, each with an isolate per tenant it serves (worker/tenant-isolates.js), fed from a bounded
@@ -82,6 +84,8 @@ export class WorkerPool {
   private readonly running = new Map<string, number>();
   /** When each tenant last had a run started: who is sharing the workers now. */
   private readonly lastStarted = new Map<string, number>();
+  /** code -> its SHA-256, oldest first. */
+  private readonly codeHashes = new Map<string, string>();
   private nextId = 1;
   private closed = false;
 
@@ -105,7 +109,7 @@ export class WorkerPool {
     if (this.queue.waiting(tenant) >= this.options.tenantMaxQueue) {
       return Promise.reject(this.refuse('tenant_queue_full'));
     }
-    const codeHash = createHash('sha256').update(request.code).digest('hex');
+    const codeHash = this.codeHash(request.code);
     return new Promise((resolve, reject) => {
       const job: Job = {
         ...request,
@@ -124,6 +128,19 @@ export class WorkerPool {
       this.queue.push(job);
       this.dispatch();
     });
+  }
+
+  /** The code's SHA-256 (the workers' key for its compiled script), kept for the most recent texts. */
+  private codeHash(code: string): string {
+    let hash = this.codeHashes.get(code);
+    if (hash === undefined) {
+      hash = createHash('sha256').update(code).digest('hex');
+      if (this.codeHashes.size >= CODE_HASHES) {
+        this.codeHashes.delete(this.codeHashes.keys().next().value as string);
+      }
+      this.codeHashes.set(code, hash);
+    }
+    return hash;
   }
 
   /** Runs waiting and running now, all tenants together. */

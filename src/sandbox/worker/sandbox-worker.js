@@ -95,7 +95,9 @@ async function run(message, input) {
     const start = jail.getSync('__vault_start', { reference: true });
     references.push(start);
     const args = [userFn.derefInto(), host, input, new ivm.ExternalCopy(names).copyInto(), ...moduleFns];
-    const result = await start.apply(undefined, args, {
+    // The call too, up to the code's first await (most reactors' whole run); the promise it returns settles
+    // once the code's own awaits (host calls) have. The timeout bounds the synchronous part, the host the rest.
+    const result = await start.applySync(undefined, args, {
       result: { promise: true, copy: true },
       timeout: timeoutMs,
     });
