@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { EntityManager, In, IsNull, Repository } from 'typeorm';
+import { In, Repository } from 'typeorm';
 import { AccessRule } from '../access/access-rules';
-import { isPermission, Permission } from '../access/permissions';
+import { Permission } from '../access/permissions';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { Page, pageOf, pageOffset } from '../common/pagination';
-import { hashSecret } from '../crypto';
 import { ApplicationCache } from './application-cache';
 import { Application } from './application.entity';
 import { ApplicationKeyStore } from './application-key.store';
@@ -36,6 +35,7 @@ export interface NewApplication {
   createKey?: boolean;
 }
 
+/** Managing a tenant's applications: create, list, get, update, delete and regenerate their key. */
 @Injectable()
 export class ApplicationsService {
   constructor(
@@ -47,46 +47,6 @@ export class ApplicationsService {
     private readonly events: Events,
     private readonly keys: ApplicationKeyStore,
   ) {}
-
-  /** Resolves an API key to its application; null when unknown (or regenerated). */
-  authenticate(key: string): Promise<Principal | null> {
-    return this.authenticateHash(hashSecret(key));
-  }
-
-  /** authenticate() of a key by its hashSecret(), for a caller that hashed it already. */
-  async authenticateHash(keyHash: string): Promise<Principal | null> {
-    const cached = this.cache.get(keyHash);
-    if (cached !== undefined) {
-      return cached;
-    }
-    const app = await this.keys.applicationOf(this.applications.manager, keyHash);
-    if (app === null) {
-      return null;
-    }
-    const principal = toPrincipal(app);
-    this.cache.set(keyHash, principal);
-    return principal;
-  }
-
-  /**
-   * The stored application as a principal, without its key: how a reactor's or a proxy's application acts.
-   * Cached and evicted exactly like `authenticate` (the cache evicts by application id). Null when the
-   * application is not the tenant's.
-   */
-  async principalFor(tenantId: string, applicationId: string): Promise<Principal | null> {
-    const cacheKey = `app:${tenantId}:${applicationId}`;
-    const cached = this.cache.get(cacheKey);
-    if (cached !== undefined) {
-      return cached;
-    }
-    const app = await this.applications.findOne({ where: { tenantId, id: applicationId } });
-    if (app === null) {
-      return null;
-    }
-    const principal = toPrincipal(app);
-    this.cache.set(cacheKey, principal);
-    return principal;
-  }
 
   /**
    * Inserts an application and returns its key once: used by create and by tenant creation (joining that
@@ -254,52 +214,6 @@ export class ApplicationsService {
     return application;
   }
 
-  /** The management application the tenant was created with (the owner's key): the oldest one the vault made. */
-  async isOwnerApplication(tenantId: string, applicationId: string): Promise<boolean> {
-    const first = await this.applications.findOne({
-      where: { tenantId, type: 'management', createdBy: IsNull() },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
-    return first?.id === applicationId;
-  }
-
-  /** Inside the transaction that deletes a tenant: its applications leave every replica's cache on commit. */
-  async revokeTenant(manager: EntityManager, tenantId: string): Promise<void> {
-    const apps = await manager.find(Application, { where: { tenantId }, select: { id: true } });
-    for (const app of apps) {
-      await this.cache.changed(manager, app.id);
-    }
-  }
-
-  /** An application of the tenant, or null; reactors and proxies then check the type they accept. */
-  async findForTenant(tenantId: string, id: string): Promise<Application | null> {
-    return this.applications.findOne({ where: { tenantId, id } });
-  }
-
-  async findManyForTenant(tenantId: string, ids: string[]): Promise<Application[]> {
-    return this.applications.find({ where: { tenantId, id: In(ids) } });
-  }
-
-  /**
-   * The application a reactor or proxy of the caller will act as (null for none): a public or private
-   * application of the tenant holding nothing the caller does not hold itself, since binding it hands its
-   * permissions to code the caller writes.
-   */
-  async requireBindable(principal: Principal, applicationId: string | null): Promise<string | null> {
-    if (applicationId === null) {
-      return null;
-    }
-    const application = await this.findForTenant(principal.tenantId, applicationId);
-    if (application === null) {
-      throw ApiError.field('application.id', 'is not an application of this tenant');
-    }
-    if (application.type !== 'public' && application.type !== 'private') {
-      throw ApiError.field('application.id', 'must be a public or private application');
-    }
-    requireGrantable(principal, application, 'bind');
-    return application.id;
-  }
-
   /** Another application of the tenant that the caller holds everything of: its own is refused. */
   private async findOther(principal: Principal, id: string, action: string): Promise<Application> {
     const application = await this.find(principal.tenantId, id);
@@ -331,20 +245,5 @@ export function toDto(app: Application): ApplicationDto {
     created_at: app.createdAt.toISOString(),
     modified_by: app.modifiedBy,
     modified_at: app.modifiedAt?.toISOString() ?? null,
-  };
-}
-
-function toPrincipal(app: Application): Principal {
-  const granted = new Set<Permission>(app.permissions.filter(isPermission));
-  // A management application's rules say what it may delegate, never what it may do itself.
-  for (const rule of app.type === 'management' ? [] : app.rules) {
-    rule.permissions.filter(isPermission).forEach((p) => granted.add(p));
-  }
-  return {
-    tenantId: app.tenantId,
-    applicationId: app.id,
-    applicationType: app.type,
-    permissions: granted,
-    rules: app.rules,
   };
 }

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { IncomingHttpHeaders } from 'node:http';
 import { AuthenticatedRequest, Public, RequirePermission } from '../access/decorators';
 import type { Principal } from '../access/principal';
-import type { ApplicationsService } from '../applications/applications.service';
+import type { ApplicationPrincipals } from '../applications/application-principals.service';
 import { ApiError } from '../common/api-error';
 import { hashSecret } from '../crypto/secrets';
 import type { RateLimits } from '../rate-limits/rate-limits.service';
@@ -47,11 +47,11 @@ const principals: Record<string, Principal> = {
   },
 };
 
-/** Only the one method the guard reaches: lookup by the key's hash, as ApplicationsService answers it. */
+/** Only the one method the guard reaches: lookup by the key's hash, as ApplicationPrincipals answers it. */
 const byHash = new Map(Object.entries(principals).map(([key, principal]) => [hashSecret(key), principal]));
 const applications = {
   authenticateHash: (keyHash: string) => Promise.resolve(byHash.get(keyHash) ?? null),
-} as unknown as ApplicationsService;
+} as unknown as ApplicationPrincipals;
 
 /** Limits that never refuse: the limits have their own tests (test/rate-limits). */
 const limits = {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { Permission } from '../access/permissions';
 import type { Principal } from '../access/principal';
-import { ApplicationsService } from '../applications/applications.service';
+import { ApplicationPrincipals } from '../applications/application-principals.service';
 import { ApiError } from '../common/api-error';
 import { PerReplicaCache } from '../common/per-replica-cache';
 import { hashSecret } from '../crypto/secrets';
@@ -29,7 +29,7 @@ const UNKNOWN = {};
 @Injectable()
 export class Authenticator {
   constructor(
-    private readonly applications: ApplicationsService,
+    private readonly applications: ApplicationPrincipals,
     private readonly limits: RateLimits,
   ) {}
 

@@ -5,7 +5,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Events } from '../events/events';
 import { Repository } from 'typeorm';
-import { ApplicationsService } from '../applications/applications.service';
+import { ApplicationLookups } from '../applications/application-lookups.service';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { findIdAndNamePage, Page, pageOf } from '../common/pagination';
@@ -27,7 +27,7 @@ const CONFIGURATION_SEAL = 'proxy-configuration';
 export class ProxiesService {
   constructor(
     @InjectRepository(Proxy) private readonly proxies: Repository<Proxy>,
-    private readonly applications: ApplicationsService,
+    private readonly applications: ApplicationLookups,
     private readonly cipher: TenantCipher,
     private readonly cache: ProxyCache,
     private readonly clock: Clock,

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { ApplicationsService } from '../applications/applications.service';
+import { ApplicationPrincipals } from '../applications/application-principals.service';
 import { API_KEY_HEADER, Authenticator } from '../auth/authenticator.service';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
@@ -65,7 +65,7 @@ export class ProxyForwarder {
 
   constructor(
     private readonly proxies: ProxiesService,
-    private readonly applications: ApplicationsService,
+    private readonly applications: ApplicationPrincipals,
     private readonly detokenizer: DetokenizeService,
     private readonly outbound: OutboundClient,
     private readonly transforms: ProxyTransforms,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApplicationsService } from '../applications/applications.service';
+import { ApplicationPrincipals } from '../applications/application-principals.service';
 import { ApiError } from '../common/api-error';
 import { BtBridge } from '../sandbox-bridges/bt-bridge';
 import { FetchBridge } from '../sandbox-bridges/fetch-bridge';
@@ -25,7 +25,7 @@ export interface TransformResult {
 export class ProxyTransforms {
   constructor(
     private readonly sandbox: SandboxProvider,
-    private readonly applications: ApplicationsService,
+    private readonly applications: ApplicationPrincipals,
     private readonly bt: BtBridge,
     private readonly fetch: FetchBridge,
   ) {}

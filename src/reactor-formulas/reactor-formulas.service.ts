@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Brackets, EntityManager, Repository } from 'typeorm';
-import { ApplicationsService } from '../applications/applications.service';
+import { ApplicationLookups } from '../applications/application-lookups.service';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { Page, pageOf, pageOffset } from '../common/pagination';
@@ -27,7 +27,7 @@ export class ReactorFormulasService {
 
   constructor(
     @InjectRepository(ReactorFormula) private readonly formulas: Repository<ReactorFormula>,
-    private readonly applications: ApplicationsService,
+    private readonly applications: ApplicationLookups,
     private readonly clock: Clock,
     private readonly audit: AuditService,
   ) {}

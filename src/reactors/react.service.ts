@@ -1,7 +1,7 @@
 import { AuditService } from '../audit/audit.service';
 import { auditEvent } from '../audit/audit-event';
 import { Injectable } from '@nestjs/common';
-import { ApplicationsService } from '../applications/applications.service';
+import { ApplicationPrincipals } from '../applications/application-principals.service';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { BtBridge } from '../sandbox-bridges/bt-bridge';
@@ -21,7 +21,7 @@ import { ReactorsService } from './reactors.service';
 export class ReactService {
   constructor(
     private readonly reactors: ReactorsService,
-    private readonly applications: ApplicationsService,
+    private readonly applications: ApplicationPrincipals,
     private readonly detokenizer: DetokenizeService,
     private readonly tokenizer: TokenizeService,
     private readonly sandbox: SandboxProvider,

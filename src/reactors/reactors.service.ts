@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Events } from '../events/events';
 import { Repository } from 'typeorm';
 import { Application } from '../applications/application.entity';
-import { ApplicationsService } from '../applications/applications.service';
+import { ApplicationLookups } from '../applications/application-lookups.service';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
@@ -42,7 +42,7 @@ export class ReactorsService {
   constructor(
     @InjectRepository(Reactor) private readonly reactors: Repository<Reactor>,
     private readonly formulas: ReactorFormulasService,
-    private readonly applications: ApplicationsService,
+    private readonly applications: ApplicationLookups,
     private readonly cipher: TenantCipher,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,

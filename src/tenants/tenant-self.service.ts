@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, LessThan } from 'typeorm';
 import { Principal } from '../access/principal';
-import { ApplicationsService } from '../applications/applications.service';
+import { ApplicationLookups } from '../applications/application-lookups.service';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
@@ -29,7 +29,7 @@ export class TenantSelfService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly applications: ApplicationsService,
+    private readonly applications: ApplicationLookups,
     private readonly clock: Clock,
   ) {}
 

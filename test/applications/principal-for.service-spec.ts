@@ -1,4 +1,4 @@
-import { ApplicationsService } from '../../src/applications/applications.service';
+import { ApplicationPrincipals } from '../../src/applications/application-principals.service';
 import type { VaultApp } from '../../src/app';
 import { TestContext, TestTenant } from '../support/test-app';
 import { rule } from '../support/token-factory';
@@ -6,16 +6,16 @@ import { rule } from '../support/token-factory';
 const onPostgres = process.env.DATABASE_URL ? it : it.skip;
 
 /** How reactors and proxies act as their stored application, without its key. */
-describe('ApplicationsService.principalFor', () => {
+describe('ApplicationPrincipals.principalFor', () => {
   let ctx: TestContext;
   let tenant: TestTenant;
-  let service: ApplicationsService;
+  let service: ApplicationPrincipals;
   let replica: VaultApp | null = null;
 
   beforeAll(async () => {
     ctx = await TestContext.create();
     tenant = await ctx.newTenant('Acme');
-    service = ctx.get(ApplicationsService);
+    service = ctx.get(ApplicationPrincipals);
   });
   afterAll(async () => {
     await ctx.close();
@@ -61,7 +61,7 @@ describe('ApplicationsService.principalFor', () => {
 
   onPostgres('is evicted on another replica through NOTIFY', async () => {
     replica = await ctx.secondInstance();
-    const remote = replica.app.get(ApplicationsService);
+    const remote = replica.app.get(ApplicationPrincipals);
     const app = await ctx.newApplication(tenant, 'private', ['token:read']);
     expect(await remote.principalFor(tenant.tenantId, app.id)).not.toBeNull();
     await ctx.http.delete(`/applications/${app.id}`).set('BT-API-KEY', tenant.key).expect(204);

@@ -1,5 +1,5 @@
 import type { Response } from 'supertest';
-import { ApplicationsService } from '../../src/applications/applications.service';
+import { ApplicationPrincipals } from '../../src/applications/application-principals.service';
 import { ProxiesService } from '../../src/proxies/proxies.service';
 import { createProxy, ProxyFixture, proxyFixture } from '../support/proxy-fixture';
 import { TestContext, TestTenant } from '../support/test-app';
@@ -106,7 +106,7 @@ describe('unauthenticated floods', () => {
   afterAll(() => ctx.close());
 
   it('limits missing and wrong keys by address; a request without a key is then refused from memory', async () => {
-    const lookups = jest.spyOn(ctx.get(ApplicationsService), 'authenticate');
+    const lookups = jest.spyOn(ctx.get(ApplicationPrincipals), 'authenticateHash');
     expect((await ctx.http.get('/tokens')).status).toBe(401);
     expect((await ctx.http.get('/tokens').set('BT-API-KEY', 'key_wrong')).status).toBe(401);
     expect((await ctx.http.get('/tokens').set('BT-API-KEY', 'key_wrong')).status).toBe(401);

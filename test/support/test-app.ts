@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createApp, NestAppFactory, VaultApp } from '../../src/app';
+import { ApplicationPrincipals } from '../../src/applications/application-principals.service';
 import { ApplicationsService } from '../../src/applications/applications.service';
 import { ApplicationType } from '../../src/access/application-type';
 import { AccessRule } from '../../src/access/access-rules';
@@ -101,7 +102,7 @@ export class TestContext {
    * that call a service the way its controller does.
    */
   async principalOf(app: TestApplication): Promise<Principal> {
-    const principal = await this.get(ApplicationsService).principalFor(app.tenantId, app.id);
+    const principal = await this.get(ApplicationPrincipals).principalFor(app.tenantId, app.id);
     if (principal === null) {
       throw new Error(`Application ${app.id} does not exist (deleted?)`);
     }

@@ -1,4 +1,4 @@
-import { ApplicationsService } from '../../src/applications/applications.service';
+import { ApplicationLookups } from '../../src/applications/application-lookups.service';
 import { Clock } from '../../src/common/clock';
 import { TenantCipher } from '../../src/crypto/tenant-cipher.service';
 import {
@@ -46,7 +46,7 @@ describe('invitation e-mail outbox', () => {
       ctx.dataSource,
       ctx.get(TenantCipher),
       ctx.get(Mailer),
-      ctx.get(ApplicationsService),
+      ctx.get(ApplicationLookups),
       clock,
       ctx.config,
     );

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ApplicationsService } from '../../applications/applications.service';
+import { ApplicationLookups } from '../../applications/application-lookups.service';
 import { Clock } from '../../common/clock';
 import { backoffDelay, BackoffOptions, causeOf, Poller, waitAtMost } from '../../common/supervisor';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
@@ -70,7 +70,7 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly cipher: TenantCipher,
     private readonly mailer: Mailer,
-    private readonly applications: ApplicationsService,
+    private readonly applications: ApplicationLookups,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}

@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Brackets, DataSource, EntityManager } from 'typeorm';
-import { ApplicationsService } from '../../applications/applications.service';
+import { ApplicationLookups } from '../../applications/application-lookups.service';
 import { Principal } from '../../access/principal';
 import { ApiError } from '../../common/api-error';
 import { Clock } from '../../common/clock';
@@ -41,7 +41,7 @@ const EXPIRED_LINK = 'This invitation has expired: ask for a new one.';
 export class InvitationsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly applications: ApplicationsService,
+    private readonly applications: ApplicationLookups,
     private readonly outbox: InvitationOutbox,
     private readonly sender: InvitationMailSender,
     private readonly mailThrottle: InvitationMailThrottle,
