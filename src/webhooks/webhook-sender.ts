@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { AuditService } from '../audit/audit.service';
 import { Clock } from '../common/clock';
 import { escapeHtml } from '../common/html';
-import { backoffDelay, BackoffOptions, causeOf, Poller } from '../common/supervisor';
+import { causeOf, Poller } from '../common/supervisor';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Mailer } from '../mail/mailer';
 import { MetricsService } from '../metrics/metrics.service';
@@ -16,16 +16,11 @@ import { Webhook } from './webhook.entity';
 import { ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhooksService } from './webhooks.service';
 
-/** Attempts of one delivery before it is given up; with the backoff below, about three hours of trying. */
-export const MAX_DELIVERY_ATTEMPTS = 10;
-export const DELIVERY_BACKOFF: BackoffOptions = { initialMs: 30_000, maxMs: 3_600_000 };
 /** A webhook is disabled after this many failed attempts in a row, spread over at least DISABLE_AFTER_MS. */
 export const DISABLE_AFTER_FAILURES = 10;
 export const DISABLE_AFTER_MS = 3_600_000;
 /** One attempt, from connecting through the TLS handshake to the receiver's whole answer: a slow one fails. */
 export const DELIVERY_TIMEOUT_MS = 5_000;
-/** A claimed delivery is not claimed again for this long: only one whose sender died is ever sent twice. */
-export const DELIVERY_LEASE_MS = 60_000;
 /** How often due deliveries are looked for, by every replica (a claim takes each one exactly once). */
 export const DELIVERY_POLL_MS = 1_000;
 const SHUTDOWN_WAIT_MS = 5_000;
@@ -35,10 +30,9 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 export type DeliveryOutcome = 'delivered' | 'retry' | 'failed' | 'disabled';
 
 /**
- * Delivers the webhook outbox. Every replica polls; each due delivery is claimed by one statement that
- * leases it (`FOR UPDATE SKIP LOCKED`, so two replicas never claim the same row and no transaction stays open
- * while the receiver answers), then POSTed through the outbound client (HTTPS only, the SSRF guard), signed
- * with the webhook's secret, then marked delivered, or retried with capped exponential backoff. A webhook
+ * Delivers the webhook outbox, a durable queue (WebhookDeliveriesRepository): every replica polls and claims
+ * due deliveries, each is POSTed through the outbound client (HTTPS only, the SSRF guard), signed with the
+ * webhook's secret, then completed, or its attempt failed (retried with backoff, then given up). A webhook
  * whose deliveries keep failing is disabled and its pending deliveries dropped. Tenants share the senders:
  * each has at most WEBHOOK_TENANT_CONCURRENCY attempts in flight, the least busy tenants are claimed for
  * first, and a receiver has DELIVERY_TIMEOUT_MS to answer, so one tenant's dead receivers cannot stall
@@ -100,10 +94,12 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
       let rows: ClaimedDelivery[] = [];
       const free = this.config.webhookConcurrency - running.size;
       if (!this.stopping && free > 0) {
-        rows = await this.claim(free).catch(async (err: unknown) => {
-          await Promise.all(running);
-          throw err;
-        });
+        rows = await this.deliveries.queue
+          .claimFair(free, this.config.webhookTenantConcurrency)
+          .catch(async (err: unknown) => {
+            await Promise.all(running);
+            throw err;
+          });
       }
       for (const row of rows) {
         const attempt: Promise<void> = inLinkedSpan('webhook deliver', row.traceparent, (span) =>
@@ -126,12 +122,6 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  private claim(max: number): Promise<ClaimedDelivery[]> {
-    const now = this.clock.now();
-    const leaseUntil = new Date(now.getTime() + DELIVERY_LEASE_MS);
-    return this.deliveries.claim(now, leaseUntil, max, this.config.webhookTenantConcurrency);
-  }
-
   /**
    * One attempt, one span, linked to the span that published the event: the POST's client span (whose
    * `traceparent` the receiver gets) and the statements are its children.
@@ -144,29 +134,24 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
       where: { tenantId: row.tenant_id, id: row.webhook_id },
     });
     if (webhook === null || webhook.status !== 'enabled') {
-      await this.settle(row, 'failed', 'WEBHOOK_DISABLED');
+      await this.deliveries.queue.giveUp(row, 'WEBHOOK_DISABLED');
       return;
     }
     const { cause, reason } = await this.send(webhook, row);
     if (cause === null) {
-      await this.settle(row, 'delivered', null);
-      await this.dataSource.query(
-        `UPDATE webhooks SET consecutive_failures = 0, failing_since = NULL
-          WHERE tenant_id = $1 AND id = $2 AND consecutive_failures > 0`,
-        [row.tenant_id, row.webhook_id],
-      );
+      await this.deliveries.queue.complete(row, 'delivered');
+      await this.deliveries.resetFailures(row.tenant_id, row.webhook_id);
       this.outcomes.inc({ outcome: 'delivered' });
       span.setAttribute('token_vault.webhook.outcome', 'delivered');
       return;
     }
-    const final = row.attempts >= MAX_DELIVERY_ATTEMPTS;
+    const outcome = await this.deliveries.queue.attemptFailed(row, cause);
     this.logger.warn(
       { webhook: row.webhook_id, event: row.event_id, attempts: row.attempts, cause, reason },
-      final ? 'webhook delivery failed; giving up' : 'webhook delivery failed; will retry',
+      outcome === 'failed' ? 'webhook delivery failed; giving up' : 'webhook delivery failed; will retry',
     );
-    await this.settle(row, final ? 'failed' : 'pending', cause);
-    this.outcomes.inc({ outcome: final ? 'failed' : 'retry' });
-    span.setAttribute('token_vault.webhook.outcome', final ? 'failed' : 'retry');
+    this.outcomes.inc({ outcome });
+    span.setAttribute('token_vault.webhook.outcome', outcome);
     span.fail();
     if (await this.countFailure(row, cause)) {
       this.outcomes.inc({ outcome: 'disabled' });
@@ -239,22 +224,6 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  private async settle(
-    row: ClaimedDelivery,
-    status: 'delivered' | 'pending' | 'failed',
-    cause: string | null,
-  ): Promise<void> {
-    const now = this.clock.now();
-    const retryAt = new Date(now.getTime() + backoffDelay(row.attempts - 1, DELIVERY_BACKOFF));
-    await this.dataSource.query(
-      `UPDATE webhook_deliveries
-          SET status = $3, last_error = $4, next_attempt_at = $5, leased_until = NULL,
-              delivered_at = CASE WHEN $3 = 'delivered' THEN $6::timestamptz END
-        WHERE tenant_id = $1 AND id = $2 AND status = 'pending'`,
-      [row.tenant_id, row.id, status, cause, status === 'pending' ? retryAt : now, now],
-    );
-  }
-
   /**
    * Counts a failed attempt against the webhook; disables it (dropping its pending deliveries) after a
    * sustained run of failures, with its audit record. True when this call disabled it.
@@ -263,29 +232,21 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
     const now = this.clock.now();
     // One transaction: the webhook disabled, its pending deliveries dropped, and the vault's audit record.
     return this.dataSource.transaction(async (m) => {
-      const [rows] = await m.query<[{ status: string }[], number]>(
-        `UPDATE webhooks
-            SET consecutive_failures = consecutive_failures + 1,
-                failing_since = coalesce(failing_since, $3),
-                status = CASE WHEN consecutive_failures + 1 >= $4 AND coalesce(failing_since, $3) <= $5
-                              THEN 'disabled' ELSE status END
-          WHERE tenant_id = $1 AND id = $2 AND status = 'enabled'
-          RETURNING status`,
-        [
-          row.tenant_id,
-          row.webhook_id,
-          now,
-          DISABLE_AFTER_FAILURES,
-          new Date(now.getTime() - DISABLE_AFTER_MS),
-        ],
+      const disabled = await this.deliveries.countFailure(
+        m,
+        row.tenant_id,
+        row.webhook_id,
+        now,
+        DISABLE_AFTER_FAILURES,
+        new Date(now.getTime() - DISABLE_AFTER_MS),
       );
-      if (rows[0]?.status !== 'disabled') {
+      if (!disabled) {
         return false;
       }
-      await m.query(
-        `UPDATE webhook_deliveries SET status = 'failed', last_error = 'WEBHOOK_DISABLED'
-          WHERE tenant_id = $1 AND webhook_id = $2 AND status = 'pending'`,
-        [row.tenant_id, row.webhook_id],
+      await this.deliveries.queue.giveUpWhere(
+        m,
+        { tenant_id: row.tenant_id, webhook_id: row.webhook_id },
+        'WEBHOOK_DISABLED',
       );
       await this.audit.record(
         {

@@ -3,9 +3,10 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ApplicationLookups } from '../../applications/application-lookups.service';
 import { Clock } from '../../common/clock';
-import { backoffDelay, BackoffOptions, causeOf, Poller, waitAtMost } from '../../common/supervisor';
+import { BackoffOptions, causeOf, Poller, waitAtMost } from '../../common/supervisor';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { TenantCipher } from '../../crypto/tenant-cipher.service';
+import { DurableQueue } from '../../database/durable-queue';
 import { Tenant } from '../tenant.entity';
 import { Invitation, statusAt } from './invitation.entity';
 import { invitationMail } from './invitation-mail';
@@ -48,10 +49,9 @@ export function mailFailureCause(err: unknown): string {
 }
 
 /**
- * Delivers the invitation e-mails of the outbox. Each is claimed by one statement that moves it out of reach
- * for a lease (`FOR UPDATE SKIP LOCKED`, so two replicas never claim the same row, and no transaction stays
- * open while SMTP talks), then sent, then marked sent, or retried with capped exponential backoff until
- * MAX_MAIL_ATTEMPTS, then failed. The e-mail is rebuilt at send time, so it always shows the current names.
+ * Delivers the invitation e-mails of the outbox, a durable queue: each is claimed, sent, then completed, or
+ * its attempt failed (retried with backoff until MAX_MAIL_ATTEMPTS, then given up). The e-mail is rebuilt at
+ * send time, so it always shows the current names. The secret goes once the e-mail is sent or given up.
  */
 @Injectable()
 export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDestroy {
@@ -66,6 +66,8 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
     MAIL_POLL_BACKOFF,
   );
 
+  private readonly queue: DurableQueue<Claimed>;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly cipher: TenantCipher,
@@ -73,7 +75,22 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
     private readonly applications: ApplicationLookups,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.queue = new DurableQueue(
+      dataSource,
+      clock,
+      {
+        name: 'invitation-mail',
+        table: 'invitation_outbox',
+        key: ['id'],
+        returning: ['tenant_id', 'invitation_id', 'secret'],
+        doneAt: 'sent_at',
+        leasedUntil: null,
+        clearedWhenDone: ['secret'],
+      },
+      { maxAttempts: MAX_MAIL_ATTEMPTS, backoff: MAIL_RETRY_BACKOFF, leaseMs: MAIL_CLAIM_LEASE_MS },
+    );
+  }
 
   /** With the scheduled jobs: a look at once (e-mails left by a restart), then every MAIL_POLL_MS. */
   onApplicationBootstrap(): void {
@@ -125,22 +142,10 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
     }
   }
 
-  /** The oldest due e-mail (or e-mail `id` if due), counted as an attempt and leased to this process. */
+  /** The oldest due e-mail (or e-mail `id` if due), leased to this process one at a time. */
   private async claim(id: string | null): Promise<Claimed | null> {
-    const now = this.clock.now();
-    // An UPDATE answers [rows, count] through TypeORM's PostgreSQL driver.
-    const [rows] = await this.dataSource.query<[Claimed[], number]>(
-      `UPDATE invitation_outbox o
-          SET attempts = o.attempts + 1, last_attempt_at = $1, next_attempt_at = $2
-        WHERE o.id IN (SELECT id FROM invitation_outbox
-                        WHERE status = 'pending' AND next_attempt_at <= $1 AND ($3::uuid IS NULL OR id = $3)
-                        ORDER BY next_attempt_at
-                        LIMIT 1
-                          FOR UPDATE SKIP LOCKED)
-        RETURNING o.id, o.tenant_id, o.invitation_id, o.secret, o.attempts`,
-      [now, new Date(now.getTime() + MAIL_CLAIM_LEASE_MS), id],
-    );
-    return rows[0] ?? null;
+    const [row] = await this.queue.claim(1, id);
+    return row ?? null;
   }
 
   private async attempt(row: Claimed): Promise<void> {
@@ -153,7 +158,7 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
       return;
     }
     if (typeof message === 'string') {
-      await this.settle(row, 'failed', message);
+      await this.queue.giveUp(row, message);
       return;
     }
     let outcome: MailOutcome;
@@ -161,16 +166,17 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
       outcome = await this.mailer.send(message);
     } catch (err) {
       const cause = mailFailureCause(err);
-      const final = row.attempts >= MAX_MAIL_ATTEMPTS;
+      const failed = await this.queue.attemptFailed(row, cause);
       // Never the message or the address: the message holds the link.
       this.logger.warn(
         { invitation: row.invitation_id, attempts: row.attempts, cause },
-        final ? 'invitation e-mail failed; giving up' : 'invitation e-mail not sent; will retry',
+        failed === 'failed'
+          ? 'invitation e-mail failed; giving up'
+          : 'invitation e-mail not sent; will retry',
       );
-      await this.settle(row, final ? 'failed' : 'pending', cause);
       return;
     }
-    await this.settle(row, outcome, null);
+    await this.queue.complete(row, outcome);
   }
 
   /** The e-mail of a claimed row, or why it can no longer be sent. */
@@ -182,7 +188,7 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
     if (invitation === null || row.secret === null) {
       return 'GONE';
     }
-    if (row.attempts > MAX_MAIL_ATTEMPTS) {
+    if (this.queue.exhausted(row)) {
       return 'ABANDONED';
     }
     if (statusAt(invitation, this.clock.now()) === 'EXPIRED') {
@@ -206,24 +212,6 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
       link: `${this.config.publicUrl}/invitations/accept?token=${secret}`,
       expiresAt: invitation.expiresAt,
     });
-  }
-
-  /** Records the outcome; the secret goes once the e-mail is sent or given up. A replaced row is left alone. */
-  private async settle(
-    row: Claimed,
-    status: MailOutcome | 'pending' | 'failed',
-    cause: string | null,
-  ): Promise<void> {
-    const now = this.clock.now();
-    const retryAt = new Date(now.getTime() + backoffDelay(row.attempts - 1, MAIL_RETRY_BACKOFF));
-    await this.dataSource.query(
-      `UPDATE invitation_outbox
-          SET status = $2, last_error = $3, next_attempt_at = $4,
-              sent_at = CASE WHEN $2 IN ('sent', 'logged') THEN $5::timestamptz END,
-              secret = CASE WHEN $2 = 'pending' THEN secret END
-        WHERE id = $1 AND status = 'pending'`,
-      [row.id, status, cause, status === 'pending' ? retryAt : now, now],
-    );
   }
 
   /** Runs `work`, logging a failure as one line; awaited at shutdown. Resolves to whether it succeeded. */
