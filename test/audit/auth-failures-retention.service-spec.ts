@@ -1,12 +1,40 @@
+import { AuditChain } from '../../src/audit/audit-chain.service';
+import { AuditCheckpoints } from '../../src/audit/audit-checkpoints.service';
+import { AuditRetention } from '../../src/audit/audit-retention.service';
+import { Clock } from '../../src/common/clock';
+import { TenantKeysService } from '../../src/crypto/tenant-keys.service';
+import { TenantKey } from '../../src/crypto/tenant-key.entity';
+import { Transactions } from '../../src/database/transactions';
 import { AuditJobsService } from '../../src/jobs/audit-jobs.service';
-import { TestContext } from '../support/test-app';
+import { JobRunner } from '../../src/jobs/job-runner';
+import { testConfig } from '../support/test-app';
+import { openTestDataSource, TestDataSource } from '../support/test-data-source';
 
 describe('the audit retention job and failed-authentication counts', () => {
-  let ctx: TestContext;
+  let db: TestDataSource;
+  let keys: TenantKeysService;
+  let job: AuditJobsService;
   beforeAll(async () => {
-    ctx = await TestContext.create({ env: { AUDIT_RETENTION_DAYS: '30' } });
+    db = await openTestDataSource();
+    const config = testConfig({ AUDIT_RETENTION_DAYS: '30' });
+    const { dataSource } = db;
+    const transactions = new Transactions(dataSource);
+    const clock = new Clock();
+    keys = new TenantKeysService(config, dataSource.getRepository(TenantKey), transactions);
+    await keys.onModuleInit();
+    const chain = new AuditChain(dataSource, transactions, keys, clock);
+    job = new AuditJobsService(
+      chain,
+      new AuditRetention(config, dataSource, transactions, chain),
+      clock,
+      new JobRunner(dataSource, db.database),
+      new AuditCheckpoints(dataSource, chain),
+    );
   });
-  afterAll(() => ctx.close());
+  afterAll(async () => {
+    keys.onModuleDestroy();
+    await db.close();
+  });
 
   it('deletes the hourly counts older than AUDIT_RETENTION_DAYS and keeps the newer ones', async () => {
     const hour = (daysAgo: number): Date => {
@@ -20,13 +48,13 @@ describe('the audit retention job and failed-authentication counts', () => {
       ['new_key', 29],
       ['now_key', 0],
     ] as const) {
-      await ctx.dataSource.query(
+      await db.dataSource.query(
         'INSERT INTO audit_auth_failures (key_prefix, hour, attempts, last_at) VALUES ($1, $2, 3, $2)',
         [prefix, hour(daysAgo)],
       );
     }
-    await ctx.get(AuditJobsService).deleteExpired();
-    const left: { key_prefix: string }[] = await ctx.dataSource.query(
+    await job.deleteExpired();
+    const left: { key_prefix: string }[] = await db.dataSource.query(
       'SELECT key_prefix FROM audit_auth_failures ORDER BY key_prefix',
     );
     expect(left.map((r) => r.key_prefix)).toEqual(['new_key', 'now_key']);

@@ -168,7 +168,8 @@ export class TestContext {
   }
 }
 
-function testConfig(env: Record<string, string> = {}): AppConfig {
+/** The configuration a test app boots with: the test defaults with `env` on top. */
+export function testConfig(env: Record<string, string> = {}): AppConfig {
   return loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'info',

@@ -1,7 +1,7 @@
 import { entityColumns } from '../../src/database/entity-columns';
 import { TokenListFilter, tokenListPageSql } from '../../src/tokens/token-list-sql';
 import { Token } from '../../src/tokens/token.entity';
-import { TestContext } from '../support/test-app';
+import { openTestDataSource, TestDataSource } from '../support/test-data-source';
 
 interface PlanNode {
   'Node Type': string;
@@ -24,23 +24,23 @@ const VALUES = 100;
  * the planner (enable_sort off), which makes that walk its choice wherever the statement allows it.
  */
 describe('token list statement', () => {
-  let ctx: TestContext;
+  let db: TestDataSource;
   let tenantId: string;
-  const columns = (): string => entityColumns(ctx.dataSource.getMetadata(Token), 't');
+  const columns = (): string => entityColumns(db.dataSource.getMetadata(Token), 't');
 
   beforeAll(async () => {
-    ctx = await TestContext.create();
-    tenantId = (await ctx.newTenant()).tenantId;
-    await ctx.dataSource.query(
+    db = await openTestDataSource();
+    tenantId = await db.insertTenant();
+    await db.dataSource.query(
       `INSERT INTO tokens (tenant_id, id, type, containers, metadata, metadata_ci, created_at)
        SELECT $1, 'plan-' || n, 'token', '{/general/}', jsonb_build_object('k', 'V' || n % $3),
          jsonb_build_object('k', 'v' || n % $3), now() - make_interval(secs => $2 - n)
        FROM generate_series(1, $2) AS n`,
       [tenantId, TOKENS, VALUES],
     );
-    await ctx.dataSource.query('ANALYZE tokens');
+    await db.dataSource.query('ANALYZE tokens');
   });
-  afterAll(() => ctx.close());
+  afterAll(() => db.close());
 
   const filter = (metadata: Record<string, string>, offset = 0): TokenListFilter => ({
     metadata,
@@ -52,7 +52,7 @@ describe('token list statement', () => {
   /** The plan's nodes and the rows of the page statement, planned and run with sorting discouraged. */
   async function run(list: TokenListFilter): Promise<{ plan: PlanNode[]; ids: string[]; total: number }> {
     const page = tokenListPageSql(tenantId, list, new Date(), columns());
-    return ctx.dataSource.transaction(async (manager) => {
+    return db.dataSource.transaction(async (manager) => {
       await manager.query('SET LOCAL enable_sort = off');
       const [{ 'QUERY PLAN': explained }] = await manager.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }[]>(
         `EXPLAIN (FORMAT JSON) ${page.text}`,
