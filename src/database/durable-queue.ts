@@ -42,6 +42,7 @@ export type FailedAttempt = 'retry' | 'failed';
  * claim the same item, and no transaction stays open while the work runs), each claim counts an attempt and
  * leases the item, and the worker then completes it, or fails the attempt: retried with capped exponential
  * backoff until `maxAttempts`, then given up. An item whose worker died comes back when its lease lapses.
+ * Work that must run at most once uses the claim-once mode instead (ClaimOnceQueue).
  */
 export class DurableQueue<T extends Claimed> {
   private readonly keyMatch: string;
@@ -210,6 +211,6 @@ export class DurableQueue<T extends Claimed> {
 }
 
 /** TypeORM answers an UPDATE … RETURNING on PostgreSQL with [rows, count]. */
-function rowsOf<T>(result: unknown[]): T[] {
+export function rowsOf<T>(result: unknown[]): T[] {
   return (Array.isArray(result[0]) ? result[0] : result) as T[];
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { LessThanOrEqual, Repository } from 'typeorm';
+import { DataSource, LessThanOrEqual, Repository } from 'typeorm';
 import { Principal } from '../access/principal';
 import { AuditService } from '../audit/audit.service';
 import { auditEvent } from '../audit/audit-event';
@@ -11,6 +11,7 @@ import { CustomHttpResponse } from '../common/custom-http-response';
 import { toProblem } from '../common/to-problem';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { TenantCipher } from '../crypto/tenant-cipher.service';
+import { ClaimOnceQueue, ClaimOnceTable } from '../database/claim-once-queue';
 import { JsonValue, SandboxRefused } from '../sandbox/sandbox.provider';
 import { AsyncReactResponseDto, ReactorResultDto, ReactRequestDto } from './dto/react.dto';
 import { ReactService } from './react.service';
@@ -26,6 +27,16 @@ const POLL_MS = 500;
 const STALE_AFTER_MS = 60_000;
 const REQUEST_SEAL = 'reactor-run-request';
 const RESULT_SEAL = 'reactor-run-result';
+/** Claimed once: `running` from the claim on, never leased, so a run is never started twice. */
+const RUN_QUEUE: ClaimOnceTable = {
+  table: 'reactor_runs',
+  returning: ['reactor_id', 'request'],
+  claimedStatus: 'running',
+  claimedAt: 'started_at',
+  order: 'created_at',
+  doneAt: 'completed_at',
+  clearedWhenDone: ['request'],
+};
 
 export interface Claimed {
   tenant_id: string;
@@ -38,8 +49,8 @@ export interface Claimed {
 type StoredResult = { ok: true; tokens: unknown; raw: unknown } | { ok: false; error: unknown };
 
 /**
- * POST /reactors/{id}/react-async and its results. Runs wait in `reactor_runs`; every replica polls and
- * claims them with FOR UPDATE SKIP LOCKED (one replica per run), fairly across tenants (see claim), and
+ * POST /reactors/{id}/react-async and its results. Runs wait in `reactor_runs`, a claim-once queue; every
+ * replica polls and claims them (one replica per run), fairly across tenants (see claim), and
  * runs them through the same sandbox queue as synchronous runs, so the same per-tenant shares hold there.
  * A run is claimed once: one whose replica stopped mid-run is failed, never run a second time.
  */
@@ -48,6 +59,7 @@ export class ReactorRunsService implements OnApplicationBootstrap, OnApplication
   private readonly logger = new Logger('ReactorRuns');
   private timer: NodeJS.Timeout | null = null;
   private readonly shares: RunShares;
+  private readonly queue: ClaimOnceQueue<Claimed>;
   private polling = false;
   private closed = false;
 
@@ -59,8 +71,10 @@ export class ReactorRunsService implements OnApplicationBootstrap, OnApplication
     private readonly clock: Clock,
     private readonly audit: AuditService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectDataSource() dataSource: DataSource,
   ) {
     this.shares = new RunShares(config.sandboxTenantRunningMax);
+    this.queue = new ClaimOnceQueue(dataSource, clock, RUN_QUEUE);
   }
 
   /**
@@ -196,37 +210,12 @@ export class ReactorRunsService implements OnApplicationBootstrap, OnApplication
   }
 
   /**
-   * Claims up to `limit` runs for this replica (public for tests). Fair across tenants and replicas: the
-   * next run is the one whose tenant would then hold the fewest runs anywhere (its running runs plus its
-   * place in its own queue), oldest first among equals, so a tenant with one run waiting is served before
-   * another's hundredth; and no tenant takes more of this replica than its share (RunShares). Rows another
-   * replica locked are skipped.
+   * Claims up to `limit` runs for this replica (public for tests). Fair across tenants and replicas
+   * (ClaimOnceQueue.claimFair): a tenant with one run waiting is served before another's hundredth; and no
+   * tenant takes more of this replica than its share (RunShares).
    */
   async claim(limit: number): Promise<Claimed[]> {
-    const { known, others } = this.shares.allowances(limit);
-    const rows: unknown = await this.runs.query(
-      `UPDATE reactor_runs r SET status = 'running', started_at = $1
-       FROM (
-         SELECT q.tenant_id, q.id FROM reactor_runs q
-         JOIN (
-           SELECT tenant_id, id, created_at,
-             row_number() OVER (PARTITION BY tenant_id ORDER BY created_at, id) AS turn
-           FROM reactor_runs WHERE status = 'pending'
-         ) k ON k.tenant_id = q.tenant_id AND k.id = q.id
-         LEFT JOIN (
-           SELECT tenant_id, count(*) AS n FROM reactor_runs WHERE status = 'running' GROUP BY tenant_id
-         ) busy ON busy.tenant_id = q.tenant_id
-         WHERE q.status = 'pending' AND k.turn <= COALESCE(($3::jsonb ->> q.tenant_id::text)::int, $4)
-         ORDER BY COALESCE(busy.n, 0) + k.turn, k.created_at, k.id
-         LIMIT $2
-         FOR UPDATE OF q SKIP LOCKED
-       ) picked
-       WHERE r.tenant_id = picked.tenant_id AND r.id = picked.id
-       RETURNING r.tenant_id, r.id, r.reactor_id, r.request`,
-      [this.clock.now(), limit, JSON.stringify(known), others],
-    );
-    // node-postgres answers an UPDATE ... RETURNING with [rows, count].
-    const claimed = (Array.isArray(rows) && Array.isArray(rows[0]) ? rows[0] : rows) as Claimed[];
+    const claimed = await this.queue.claimFair(limit, this.shares.allowances(limit));
     for (const run of claimed) {
       this.shares.started(run.tenant_id);
     }
@@ -247,7 +236,7 @@ export class ReactorRunsService implements OnApplicationBootstrap, OnApplication
     } catch (err) {
       if (err instanceof SandboxRefused) {
         // Turned away before it ran (the sandbox is full): back in the queue.
-        await this.runs.update({ tenantId, id }, { status: 'pending', startedAt: null });
+        await this.queue.release(claimed);
         return true;
       }
       stored = { ok: false, error: errorBody(err) };
@@ -257,27 +246,16 @@ export class ReactorRunsService implements OnApplicationBootstrap, OnApplication
   }
 
   private async finish(tenantId: string, id: string, stored: StoredResult): Promise<void> {
-    await this.runs.update(
-      { tenantId, id },
-      {
-        status: stored.ok ? 'completed' : 'failed',
-        result: await this.cipher.sealJson(RESULT_SEAL, tenantId, id, stored),
-        request: null,
-        completedAt: this.clock.now(),
-      },
-    );
+    await this.queue.complete({ tenant_id: tenantId, id }, stored.ok ? 'completed' : 'failed', {
+      result: await this.cipher.sealJson(RESULT_SEAL, tenantId, id, stored),
+    });
   }
 
   /** Runs left `running` by a replica that stopped: failed, since their code may have run already. */
   private async failStale(): Promise<void> {
     const before = new Date(this.clock.now().getTime() - this.config.sandboxTimeoutMs - STALE_AFTER_MS);
-    const stale = await this.runs.find({
-      select: { tenantId: true, id: true },
-      where: { status: 'running', startedAt: LessThanOrEqual(before) },
-      take: 100,
-    });
-    for (const run of stale) {
-      await this.finish(run.tenantId, run.id, {
+    for (const run of await this.queue.claimedBefore(before, 100)) {
+      await this.finish(run.tenant_id, run.id, {
         ok: false,
         error: toProblem(new ApiError(500, 'The run was interrupted: the vault stopped while it ran.')),
       });

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { DatabaseRuntime } from '../../src/database/database';
 import { Claimed, DurableQueue, QueuePolicy, QueueTable } from '../../src/database/durable-queue';
-import { openTestDatabase, postgresUrl } from '../support/databases';
+import { postgresUrl } from '../support/databases';
+import { ScratchDatabase, scratchDatabase } from '../support/scratch-database';
 import { TestClock } from '../support/test-clock';
 
 const onPostgres = postgresUrl() !== null ? it : it.skip;
@@ -39,37 +39,27 @@ const TENANT_B = '00000000-0000-4000-8000-00000000000b';
 
 /** DurableQueue on its own, over a table of its own, on the test run's database (no application boot). */
 describe('DurableQueue', () => {
-  let runtime: DatabaseRuntime;
+  let db: ScratchDatabase;
   let dataSource: DataSource;
   let clock: TestClock;
   let queue: DurableQueue<Item>;
 
   beforeAll(async () => {
-    runtime = await openTestDatabase();
-    dataSource = new DataSource({ ...runtime.options, migrationsRun: false });
-    await dataSource.initialize();
-    await dataSource.query(
-      `CREATE TABLE queue_test_items (
-         tenant_id uuid NOT NULL,
-         id uuid NOT NULL,
-         payload text NOT NULL,
-         status text NOT NULL DEFAULT 'pending',
-         attempts int NOT NULL DEFAULT 0,
-         last_error text,
-         last_attempt_at timestamptz,
-         next_attempt_at timestamptz NOT NULL,
-         done_at timestamptz,
-         leased_until timestamptz,
-         secret bytea,
-         PRIMARY KEY (tenant_id, id))`,
+    db = await scratchDatabase(
+      'queue_test_items',
+      `attempts int NOT NULL DEFAULT 0,
+       last_error text,
+       last_attempt_at timestamptz,
+       next_attempt_at timestamptz NOT NULL,
+       done_at timestamptz,
+       leased_until timestamptz,
+       secret bytea`,
     );
+    dataSource = db.dataSource;
   });
-  afterAll(async () => {
-    await dataSource.destroy();
-    await runtime.close();
-  });
+  afterAll(() => db.close());
   beforeEach(async () => {
-    await dataSource.query('DELETE FROM queue_test_items');
+    await db.empty();
     clock = new TestClock();
     clock.set(START);
     queue = new DurableQueue<Item>(dataSource, clock, TABLE, POLICY);
@@ -139,17 +129,10 @@ describe('DurableQueue', () => {
     const held = await add('held', -3_000);
     await add('free 1', -2_000);
     await add('free 2', -1_000);
-    const runner = dataSource.createQueryRunner();
-    await runner.connect();
-    await runner.startTransaction();
-    try {
-      await runner.query('SELECT 1 FROM queue_test_items WHERE id = $1 FOR UPDATE', [held]);
+    await db.whileLocked(held, async () => {
       expect(payloads(await queue.claim(1))).toEqual(['free 1']);
       expect(payloads(await queue.claimFair(10, 10))).toEqual(['free 2']);
-    } finally {
-      await runner.rollbackTransaction();
-      await runner.release();
-    }
+    });
     expect(payloads(await queue.claim(10))).toEqual(['held']);
   });
 
