@@ -58,10 +58,13 @@ export function dataSourceOptions(
   };
 }
 
-/** Opens the configured database: PostgreSQL when DATABASE_URL is set, else embedded PGlite under DATA_DIR. */
+/**
+ * Opens the configured database: PostgreSQL when DATABASE_URL is set, else embedded PGlite under DATA_DIR
+ * (in memory with `inMemory`, then started from `image`, a dump of another embedded database, when given).
+ */
 export async function openDatabase(
   config: AppConfig,
-  opts: { inMemory?: boolean } = {},
+  opts: { inMemory?: boolean; image?: Blob } = {},
 ): Promise<DatabaseRuntime> {
   if (config.databaseUrl !== null) {
     await preflight(config.databaseUrl, config.databaseTls, config.databaseConnectTimeoutMs);
@@ -79,7 +82,10 @@ export async function openDatabase(
       close: async () => {},
     };
   }
-  const embedded = await startEmbeddedPostgres(opts.inMemory === true ? null : join(config.dataDir, 'db'));
+  const embedded = await startEmbeddedPostgres(
+    opts.inMemory === true ? null : join(config.dataDir, 'db'),
+    opts.image,
+  );
   const options = dataSourceOptions(embedded.connection, 1, config.migrationsRun);
   // PGlite is one session: keep the one connection open rather than racing a reconnect after idling. It
   // lives in this process, so it has no outage to time out of, and waiting for its one connection is normal.

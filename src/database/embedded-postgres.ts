@@ -7,6 +7,8 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 export interface EmbeddedPostgres {
   /** Connection options for `pg`: a Unix socket inside the data folder, so no TCP port is opened. */
   connection: { host: string; port: number; user: string; database: string };
+  /** The whole cluster as a PGlite data-dir image, which `startEmbeddedPostgres` can start from. */
+  dump(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -58,15 +60,19 @@ function isAlive(pid: number): boolean {
 /**
  * Starts PGlite (persisted under `dataDir`, or in memory when `dataDir` is null) behind pglite-socket so the
  * service reaches it through `pg` like any PostgreSQL. PGlite is one session: callers must use a pool of 1.
+ * An in-memory database starts from `image` (a `dump()`) when given, instead of a new cluster: loading one
+ * takes a fraction of creating one.
  */
-export async function startEmbeddedPostgres(dataDir: string | null): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres(dataDir: string | null, image?: Blob): Promise<EmbeddedPostgres> {
   if (dataDir !== null) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   }
   const unlock = dataDir === null ? () => undefined : lockDataDir(dataDir);
   let db: PGlite;
   try {
-    db = await PGlite.create(dataDir === null ? undefined : join(dataDir, 'pgdata'));
+    db = await (dataDir === null
+      ? PGlite.create(image === undefined ? undefined : { loadDataDir: image })
+      : PGlite.create(join(dataDir, 'pgdata')));
   } catch (err) {
     unlock();
     throw err;
@@ -85,6 +91,7 @@ export async function startEmbeddedPostgres(dataDir: string | null): Promise<Emb
   await server.start();
   return {
     connection: { host: socketDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres' },
+    dump: () => db.dumpDataDir('none'),
     async close() {
       await server.stop();
       await db.close();

@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseRuntime, dataSourceOptions, openDatabase } from '../../src/database/database';
+import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { loadConfig } from '../../src/config/app-config';
 import { SCHEMA } from '../../src/entities';
 
@@ -53,13 +57,45 @@ export async function createTemplateDatabase(url: string): Promise<void> {
 }
 
 /**
- * A fresh database for one test file: a clone of the migrated template on PostgreSQL, a new in-memory
- * PGlite (migrated at boot) otherwise.
+ * Once per run on the embedded database: a migrated PGlite, dumped to a file that every test file's database
+ * starts from. Creating a PGlite cluster and migrating it costs seconds of CPU; loading the image, half of one.
+ */
+export async function createEmbeddedTemplate(): Promise<void> {
+  const existing = process.env.TV_EMBEDDED_TEMPLATE;
+  if (existing !== undefined && existing !== '') {
+    return; // a second project of the same run
+  }
+  const embedded = await startEmbeddedPostgres(null);
+  try {
+    const dataSource = new DataSource({ ...dataSourceOptions(embedded.connection, 1, false), ...SCHEMA });
+    await dataSource.initialize();
+    await dataSource.runMigrations({ transaction: 'each' });
+    await dataSource.destroy();
+    const path = join(tmpdir(), `tv-template-${process.pid}-${randomBytes(3).toString('hex')}.pgdata`);
+    writeFileSync(path, Buffer.from(await (await embedded.dump()).arrayBuffer()), { mode: 0o600 });
+    process.env.TV_EMBEDDED_TEMPLATE = path;
+  } finally {
+    await embedded.close();
+  }
+}
+
+export function removeEmbeddedTemplate(): void {
+  const path = process.env.TV_EMBEDDED_TEMPLATE;
+  if (path !== undefined && path !== '') {
+    rmSync(path, { force: true });
+  }
+}
+
+/**
+ * A fresh database for one test file: a clone of the migrated template on PostgreSQL, an in-memory PGlite
+ * started from the migrated image otherwise (a new one, migrated at boot, when no global setup made it).
  */
 export async function openTestDatabase(): Promise<DatabaseRuntime> {
   const url = postgresUrl();
   if (url === null) {
-    return openDatabase(loadConfig({ LOG_LEVEL: 'silent' }), { inMemory: true });
+    const template = process.env.TV_EMBEDDED_TEMPLATE;
+    const image = template === undefined || template === '' ? undefined : new Blob([readFileSync(template)]);
+    return openDatabase(loadConfig({ LOG_LEVEL: 'silent' }), { inMemory: true, image });
   }
   const name = `tv_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   await admin(url, async (client) => {

@@ -1,4 +1,4 @@
-import { createTemplateDatabase, postgresUrl } from './databases';
+import { createEmbeddedTemplate, createTemplateDatabase, postgresUrl } from './databases';
 import { prepareSoftHsmDirectory } from './softhsm-directory';
 
 export default async function globalSetup(): Promise<void> {
@@ -7,5 +7,7 @@ export default async function globalSetup(): Promise<void> {
   const url = postgresUrl();
   if (url !== null) {
     await createTemplateDatabase(url);
+  } else {
+    await createEmbeddedTemplate();
   }
 }

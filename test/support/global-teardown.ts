@@ -1,11 +1,12 @@
 import { Client } from 'pg';
-import { postgresUrl, templateDatabase } from './databases';
+import { postgresUrl, removeEmbeddedTemplate, templateDatabase } from './databases';
 import { removeSoftHsmDirectory } from './softhsm-directory';
 
 export default async function globalTeardown(): Promise<void> {
   removeSoftHsmDirectory();
   const url = postgresUrl();
   if (url === null) {
+    removeEmbeddedTemplate();
     return;
   }
   const client = new Client({ connectionString: url });
