@@ -6,6 +6,7 @@ import { validatePlain } from '../common/validation';
 import type { HostHandler, JsonValue } from '../sandbox/sandbox.provider';
 import { ListTokensQueryDto } from '../tokens/dto/token.dto';
 import { TokenizeService } from '../tokens/tokenize.service';
+import { TokenUpdates } from '../tokens/token-updates.service';
 import { TokensService } from '../tokens/tokens.service';
 
 /**
@@ -18,6 +19,7 @@ export class BtBridge {
   constructor(
     private readonly tokens: TokensService,
     private readonly tokenizer: TokenizeService,
+    private readonly updates: TokenUpdates,
   ) {}
 
   handlers(principal: Principal): Record<string, HostHandler> {
@@ -27,7 +29,7 @@ export class BtBridge {
         json(this.tokens.create(allowed(principal, 'token:create'), object(body))),
       'bt.tokens.retrieve': ([id]) => json(this.tokens.get(allowed(principal, 'token:read'), text(id))),
       'bt.tokens.update': ([id, patch]) =>
-        json(this.tokens.update(allowed(principal, 'token:update'), text(id), object(patch))),
+        json(this.updates.update(allowed(principal, 'token:update'), text(id), object(patch))),
       'bt.tokens.delete': async ([id]) => {
         await this.tokens.delete(allowed(principal, 'token:delete'), text(id));
         return null;

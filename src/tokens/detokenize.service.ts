@@ -16,7 +16,7 @@ import { TokenDto } from './dto/token.dto';
 import { AuditPart, AuditService } from '../audit/audit.service';
 import { AuditEvent, tokensEvent } from '../audit/audit-event';
 import { TokensRepository } from './tokens.repository';
-import { TokensService } from './tokens.service';
+import { TokenPresentation } from './token-presentation.service';
 import { Token } from './token.entity';
 import { MAX_DETOKENIZED_CHARS, MAX_NESTING } from '../common/limits';
 import { boundedName } from '../common/validation';
@@ -44,7 +44,7 @@ export interface DetokenizationRecords {
 export class DetokenizeService {
   constructor(
     private readonly repository: TokensRepository,
-    private readonly tokens: TokensService,
+    private readonly presentation: TokenPresentation,
     private readonly engine: ExpressionEngine,
     private readonly clock: Clock,
     private readonly audit: AuditService,
@@ -169,7 +169,7 @@ export class DetokenizeService {
     records.written = true;
     const resolved = new Map<string, Resolved>();
     for (const row of live) {
-      resolved.set(row.id, { data: await this.tokens.presentedData(row, transform) });
+      resolved.set(row.id, { data: await this.presentation.presentedData(row, transform) });
     }
     return resolved;
   }
@@ -210,10 +210,10 @@ export class DetokenizeService {
     for (const row of rows) {
       const transform = transformOf(row.id);
       if (ids.get(row.id) === true) {
-        const token = await this.tokens.present(row, undefined, transform);
+        const token = await this.presentation.present(row, undefined, transform);
         resolved.set(row.id, { data: token.data, token });
       } else {
-        resolved.set(row.id, { data: await this.tokens.presentedData(row, transform) });
+        resolved.set(row.id, { data: await this.presentation.presentedData(row, transform) });
       }
     }
     return resolved;

@@ -8,6 +8,7 @@ import { nestedDeeperThan } from '../common/nesting';
 import { MAX_DTO_DEPTH } from '../common/validation';
 import { DedupRateLimit } from './dedup-rate-limit';
 import { outcomeId, PreparedToken, TokenInserter } from './token-inserter.service';
+import { TokenPresentation } from './token-presentation.service';
 import { TokensService } from './tokens.service';
 
 interface Slot {
@@ -29,6 +30,7 @@ export class TokenizeService {
   constructor(
     private readonly tokens: TokensService,
     private readonly inserter: TokenInserter,
+    private readonly presentation: TokenPresentation,
     private readonly dedupLimit: DedupRateLimit,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -47,7 +49,7 @@ export class TokenizeService {
     // A leaf is answered with its id alone: presenting it (mask, transform) would be thrown away.
     const results = await Promise.all(
       outcomes.map(async (o, i) =>
-        slots[i].kind === 'leaf' ? outcomeId(o) : this.tokens.presentOutcome(principal, o),
+        slots[i].kind === 'leaf' ? outcomeId(o) : this.presentation.presentOutcome(principal, o),
       ),
     );
     return rebuild(shape, (i) => results[i]);

@@ -12,6 +12,7 @@ import { TokensRepository } from './tokens.repository';
 import { AuditService } from '../audit/audit.service';
 import { auditEvent, tokensEvent } from '../audit/audit-event';
 import { idsOf } from './token-audit';
+import { TokenPresentation } from './token-presentation.service';
 import { SearchFilter, TokensService } from './tokens.service';
 
 /**
@@ -22,6 +23,7 @@ import { SearchFilter, TokensService } from './tokens.service';
 export class TokensV2Service {
   constructor(
     private readonly tokens: TokensService,
+    private readonly presentation: TokenPresentation,
     private readonly repository: TokensRepository,
     private readonly cipher: TokenCipher,
     private readonly clock: Clock,
@@ -79,7 +81,7 @@ export class TokensV2Service {
       found.length > query.size && last !== undefined
         ? await encodeCursor(signer, listing, last.position)
         : null;
-    const data = await this.tokens.presentRows(
+    const data = await this.presentation.presentRows(
       principal,
       permission,
       rows.map((r) => r.row),

@@ -22,6 +22,7 @@ import {
   TokenPageDto,
   UpdateTokenDto,
 } from './dto/token.dto';
+import { TokenUpdates } from './token-updates.service';
 import { TokensService } from './tokens.service';
 import { definedTopLevelFields } from '../common/defined-fields';
 import { Discloses } from '../idempotency/discloses';
@@ -33,7 +34,10 @@ const METADATA_PREFIX = 'metadata.';
 @IdempotentWrites()
 @Controller('tokens')
 export class TokensController {
-  constructor(private readonly tokens: TokensService) {}
+  constructor(
+    private readonly tokens: TokensService,
+    private readonly updates: TokenUpdates,
+  ) {}
 
   @Post()
   @RequirePermission('token:create')
@@ -111,7 +115,7 @@ export class TokensController {
     @Param('id') id: string,
     @Body() dto: UpdateTokenDto,
   ): Promise<TokenDto> {
-    return this.tokens.update(p, id, definedTopLevelFields(dto));
+    return this.updates.update(p, id, definedTopLevelFields(dto));
   }
 
   @Delete(':id')

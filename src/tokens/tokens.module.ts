@@ -6,6 +6,8 @@ import { DetokenizeController } from './detokenize.controller';
 import { DetokenizeService } from './detokenize.service';
 import { ReencryptionService } from './reencryption.service';
 import { TokenInserter } from './token-inserter.service';
+import { TokenPresentation } from './token-presentation.service';
+import { TokenUpdates } from './token-updates.service';
 import { TokenBuilder } from './token-builder.service';
 import { TokenCipher } from './token-cipher.service';
 import { Token } from './token.entity';
@@ -33,7 +35,16 @@ import { WriteCounter } from './write-counter';
     WriteCounter,
     DedupRateLimit,
     TokenInserter,
+    TokenPresentation,
+    TokenUpdates,
   ],
-  exports: [TokensService, DetokenizeService, TokenizeService, ReencryptionService, WriteCounter],
+  exports: [
+    TokensService,
+    TokenUpdates,
+    DetokenizeService,
+    TokenizeService,
+    ReencryptionService,
+    WriteCounter,
+  ],
 })
 export class TokensModule {}

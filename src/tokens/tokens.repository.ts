@@ -50,7 +50,7 @@ function goneRows(result: unknown[]): GoneToken[] {
 }
 
 /**
- * What a detokenization shows of a token it presents as data only (TokensService.presentedData): a read that
+ * What a detokenization shows of a token it presents as data only (TokenPresentation.presentedData): a read that
  * hands over no whole token reads only these columns.
  */
 export type TokenData = Pick<Token, 'tenantId' | 'id' | 'data' | 'mask'>;

@@ -1,13 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Transform } from '../access/access-rules';
-import {
-  atMostMask,
-  containerScope,
-  leastVisible,
-  transformFor,
-  uniformTransform,
-  writeTransform,
-} from '../access/access';
+import { atMostMask, containerScope, transformFor, uniformTransform, writeTransform } from '../access/access';
 import { Permission } from '../access/permissions';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
@@ -16,16 +9,14 @@ import { Page, PageQueryDto, pageOf, pageOffset } from '../common/pagination';
 import { ExpressionEngine } from '../expressions';
 import { SearchTokensDto, TokenDto } from './dto/token.dto';
 import { parseSearchQuery } from './search-query';
-import { patchDenial } from './rules/patch-access';
 import { TokenBuilder } from './token-builder.service';
 import { TokenCipher, WriteKeys } from './token-cipher.service';
-import { readCreateRequest, applyPatch } from './token-fields';
-import { maskShortcut, NO_SHORTCUT } from './mask-shortcuts';
-import { presentToken, presentUnreadable } from './token-presenter';
+import { readCreateRequest } from './token-fields';
+import { TokenPresentation } from './token-presentation.service';
 import { Token } from './token.entity';
 import { DedupRateLimit } from './dedup-rate-limit';
-import { duplicateScopeOf, InsertOutcome, PreparedToken, TokenInserter } from './token-inserter.service';
-import { GoneToken, TokenData, TokensRepository } from './tokens.repository';
+import { duplicateScopeOf, PreparedToken, TokenInserter } from './token-inserter.service';
+import { GoneToken, TokensRepository } from './tokens.repository';
 import type { TokenListFilter } from './token-list-sql';
 import { AuditService } from '../audit/audit.service';
 import { auditEvent, tokensEvent } from '../audit/audit-event';
@@ -41,10 +32,9 @@ export interface WriteBatch {
 
 export type SearchFilter = Omit<TokenListFilter, 'scope' | 'offset' | 'limit'>;
 
+/** Token creates, reads, lists, searches and deletes; updates are TokenUpdates'. */
 @Injectable()
 export class TokensService {
-  private readonly logger = new Logger('Tokens');
-
   constructor(
     private readonly tokens: TokensRepository,
     private readonly cipher: TokenCipher,
@@ -55,6 +45,7 @@ export class TokensService {
     private readonly inserter: TokenInserter,
     private readonly audit: AuditService,
     private readonly events: Events,
+    private readonly presentation: TokenPresentation,
   ) {}
 
   async create(principal: Principal, body: Record<string, unknown>): Promise<TokenDto> {
@@ -62,7 +53,7 @@ export class TokensService {
     const prepared = await this.prepare(principal, body);
     // The token, its index rows, its audit record and its event commit together (or none of them).
     const outcome = await this.inserter.insertOne(prepared, (inserted) => createdEvent(principal, inserted));
-    return this.presentOutcome(principal, outcome);
+    return this.presentation.presentOutcome(principal, outcome);
   }
 
   /** What every token of one write shares: its time and the tenant's keys, looked up at most once. */
@@ -100,26 +91,17 @@ export class TokensService {
     return { row, fields, indexHashes, transform: atMostMask(transform), duplicateScope };
   }
 
-  /** The response for one insert: the new token as the caller may see it, or the duplicate it found. */
-  async presentOutcome(principal: Principal, outcome: InsertOutcome): Promise<TokenDto> {
-    if ('duplicateOf' in outcome) {
-      return this.presentDuplicate(principal, outcome.duplicateOf);
-    }
-    const { row, fields, transform } = outcome.inserted;
-    return this.present(row, fields.data, transform);
-  }
-
   async get(principal: Principal, id: string): Promise<TokenDto> {
     const uniform = uniformTransform(principal, 'token:read');
     if (uniform !== null) {
       const row = await this.findAudited(principal, id, uniform);
       if (row !== undefined) {
-        return this.present(row, undefined, uniform);
+        return this.presentation.present(row, undefined, uniform);
       }
     }
     const { row, transform } = await this.findAllowed(principal, id, 'token:read');
     await this.audit.record(auditEvent(principal, 'token', row.id, 'read', `Token read (${transform})`));
-    return this.present(row, undefined, transform);
+    return this.presentation.present(row, undefined, transform);
   }
 
   async list(
@@ -181,133 +163,8 @@ export class TokensService {
       { ...filter, scope, offset: pageOffset(query), limit: query.size },
       this.clock.now(),
     );
-    const data = await this.presentRows(principal, permission, rows);
+    const data = await this.presentation.presentRows(principal, permission, rows);
     return pageOf(data, total, query);
-  }
-
-  /** Tokens of a list, each as the caller's transform for `permission` shows it. */
-  async presentRows(principal: Principal, permission: Permission, rows: Token[]): Promise<TokenDto[]> {
-    const transforms = rows.map((row) => transformFor(principal, permission, row.containers) ?? 'redact');
-    const sealed = rows.flatMap((row, i) =>
-      transforms[i] === 'redact' || row.data === null ? [] : [row.data],
-    );
-    const open = await this.cipher.opener(principal.tenantId, sealed);
-    return rows.map((row, i) => {
-      const transform = transforms[i];
-      if (transform === 'redact' || row.data === null) {
-        return presentToken(row, { transform });
-      }
-      try {
-        return this.presentData(row, open(row.id, row.data), transform);
-      } catch (err) {
-        // One unreadable ciphertext must not hide the rest of the page: show that token without data.
-        this.logger.error(
-          { tokenId: row.id, err: { type: err instanceof Error ? err.name : 'unknown' } },
-          'token could not be decrypted',
-        );
-        return presentToken(row, { transform: 'redact' });
-      }
-    });
-  }
-
-  /** A merge patch, retried when another writer changed the token between our read and our write. */
-  async update(principal: Principal, id: string, patch: Record<string, unknown>): Promise<TokenDto> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const result = await this.updateOnce(principal, id, patch, attempt === 0);
-      if (result !== null) {
-        return result;
-      }
-    }
-    throw ApiError.conflict('The token is being modified concurrently; retry the request.');
-  }
-
-  /**
-   * Every container before and after needs token:update, a new expiry token:delete (patchDenial); the
-   * answer shows only what the caller could read.
-   */
-  private async updateOnce(
-    principal: Principal,
-    id: string,
-    patch: Record<string, unknown>,
-    firstAttempt: boolean,
-  ): Promise<TokenDto | null> {
-    const { row } = await this.findAllowed(principal, id, 'token:update', writeTransform);
-    const readData = row.data as Buffer;
-    const now = this.clock.now();
-    const current = await this.builder.fieldsOf(row);
-    const next = applyPatch(current, patch, this.engine, now);
-    const transform = writeTransform(principal, 'token:update', next.containers);
-    if (transform === null) {
-      throw ApiError.forbidden(
-        `No access rule of this application grants token:update on ${eachOf(next.containers)}.`,
-      );
-    }
-    const denied = patchDenial(principal, current, next);
-    if (denied !== null) {
-      throw ApiError.forbidden(denied);
-    }
-    const scope = next.deduplicateToken === true ? duplicateScopeOf(principal, 'token:update') : null;
-    if (next.deduplicateToken === true && firstAttempt) {
-      await this.dedup.take(principal, 1);
-    }
-    const { row: updated, indexHashes } = await this.builder.build(
-      {
-        tenantId: row.tenantId,
-        id: row.id,
-        createdBy: row.createdBy,
-        createdAt: row.createdAt,
-        modifiedBy: principal.applicationId,
-        modifiedAt: now,
-      },
-      next,
-      '',
-    );
-    const outcome = await this.tokens.manager.transaction(
-      async (manager): Promise<Token | 'saved' | 'stale'> => {
-        if (scope !== null && updated.fingerprint !== null) {
-          await this.tokens.lockFingerprints(manager, [updated]);
-          const key = { type: updated.type, fingerprint: updated.fingerprint };
-          const duplicate = await this.tokens.findDuplicate(
-            manager,
-            updated.tenantId,
-            key,
-            scope,
-            now,
-            updated.id,
-          );
-          if (duplicate !== null) {
-            return duplicate;
-          }
-        }
-        if (!(await this.tokens.save(manager, updated, indexHashes, readData))) {
-          return 'stale';
-        }
-        await this.audit.record(
-          auditEvent(principal, 'token', updated.id, 'update', 'Token updated'),
-          manager,
-        );
-        await this.events.publish(
-          updated.tenantId,
-          'token.updated',
-          { id: updated.id, type: updated.type },
-          manager,
-        );
-        return 'saved';
-      },
-    );
-    if (outcome === 'stale') {
-      return null;
-    }
-    if (next.deduplicateToken === true && firstAttempt) {
-      this.dedup.record(outcome === 'saved' ? 'created' : 'deduplicated');
-    }
-    if (outcome !== 'saved') {
-      return this.presentDuplicate(principal, outcome);
-    }
-    const read = transformFor(principal, 'token:read', updated.containers);
-    return read === null
-      ? presentUnreadable(updated)
-      : this.present(updated, next.data, leastVisible(atMostMask(transform), read));
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
@@ -345,7 +202,7 @@ export class TokensService {
    * The token and the transform the caller gets for `permission` on it. 404 for unknown, deleted, expired
    * and other tenants' tokens; 403 when no access rule allows it.
    */
-  private async findAllowed(
+  async findAllowed(
     principal: Principal,
     id: string,
     permission: Permission,
@@ -387,65 +244,10 @@ export class TokensService {
     }
     return found[0];
   }
-
-  /** A duplicate is always one the caller may read (DuplicateScope): shown at most masked. */
-  private async presentDuplicate(principal: Principal, existing: Token): Promise<TokenDto> {
-    const read = transformFor(principal, 'token:read', existing.containers) ?? 'redact';
-    return {
-      ...(await this.present(existing, undefined, atMostMask(read))),
-      _extras: { deduplicated: true },
-    };
-  }
-
-  /**
-   * Decrypts only when the transform shows something derived from the data. `mask: false` (a detokenization
-   * that uses only the revealed data) skips evaluating the mask; the token then has no `mask` field.
-   */
-  async present(
-    row: Token,
-    knownData: unknown,
-    transform: Transform,
-    options: { mask: boolean } = { mask: true },
-  ): Promise<TokenDto> {
-    if (transform === 'redact' || row.data === null) {
-      return presentToken(row, { transform });
-    }
-    const data = knownData !== undefined ? knownData : await this.cipher.open(row.tenantId, row.id, row.data);
-    return this.presentData(row, data, transform, options.mask);
-  }
-
-  /** The `data` of present(row, undefined, transform, { mask: transform === 'mask' }), without the token around it. */
-  async presentedData(row: TokenData, transform: Transform): Promise<unknown> {
-    if (transform === 'redact' || row.data === null) {
-      return undefined;
-    }
-    const data = await this.cipher.open(row.tenantId, row.id, row.data);
-    return transform === 'reveal' ? data : this.evaluateMask(row.mask, data);
-  }
-
-  private presentData(row: Token, data: unknown, transform: Transform, mask = true): TokenDto {
-    return presentToken(row, { transform, data, mask: mask ? this.evaluateMask(row.mask, data) : undefined });
-  }
-
-  private evaluateMask(mask: unknown, data: unknown): unknown {
-    if (mask === null || mask === undefined) {
-      return undefined;
-    }
-    const shortcut = maskShortcut(mask, data);
-    if (shortcut !== NO_SHORTCUT) {
-      return shortcut;
-    }
-    try {
-      return this.engine.renderDeep(mask, { data });
-    } catch {
-      // A mask that no longer fits the data (e.g. a json path that stopped matching) shows nothing.
-      return null;
-    }
-  }
 }
 
 /** One container as it is, several as "each of a, b": a write needs every one of them. */
-function eachOf(containers: readonly string[]): string {
+export function eachOf(containers: readonly string[]): string {
   return containers.length === 1 ? containers[0] : `each of ${containers.join(', ')}`;
 }
 

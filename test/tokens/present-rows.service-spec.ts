@@ -4,7 +4,7 @@ import { TokenDto } from '../../src/tokens/dto/token.dto';
 import { presentToken } from '../../src/tokens/token-presenter';
 import { Token } from '../../src/tokens/token.entity';
 import { TokensRepository } from '../../src/tokens/tokens.repository';
-import { TokensService } from '../../src/tokens/tokens.service';
+import { TokenPresentation } from '../../src/tokens/token-presentation.service';
 import { TestContext } from '../support/test-app';
 import { bankData, cardData, rule, tokenApp } from '../support/token-factory';
 
@@ -82,7 +82,7 @@ describe('a list page presented at once', () => {
 
   /** What the page showed before: each row through present(), an unreadable one redacted. */
   function oneByOne(): Promise<TokenDto[]> {
-    const service = ctx.get(TokensService);
+    const service = ctx.get(TokenPresentation);
     return Promise.all(
       rows.map((row) =>
         service
@@ -94,7 +94,7 @@ describe('a list page presented at once', () => {
 
   it('shows every row as present() shows it, byte for byte', async () => {
     const expected = await oneByOne();
-    const page = await ctx.get(TokensService).presentRows(principal, 'token:read', rows);
+    const page = await ctx.get(TokenPresentation).presentRows(principal, 'token:read', rows);
     expect(JSON.stringify(page)).toBe(JSON.stringify(expected));
   });
 
