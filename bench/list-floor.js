@@ -23,7 +23,7 @@ const { vaultTypes } = require('../dist/src/database/timestamptz');
 const { open, sealedKeyVersion } = require('../dist/src/crypto/envelope');
 const { EnvKeyProvider } = require('../dist/src/crypto/master-key-provider');
 const { parseMasterKeys } = require('../dist/src/crypto/master-keys');
-const { keyContext } = require('../dist/src/crypto/tenant-keys.service');
+const { keyContext } = require('../dist/src/crypto/tenant-key.entity');
 const { presentToken } = require('../dist/src/tokens/token-presenter');
 
 const PAGE_SIZE = 20;

@@ -8,7 +8,7 @@ import pretty from 'pino-pretty';
 import { createApp } from './app';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { KeyProviderError } from './crypto/pkcs11-key-provider';
-import { MasterKeysMismatchError } from './crypto/tenant-keys.service';
+import { MasterKeysMismatchError } from './crypto/master-keyring.service';
 import { DatabaseInUseError } from './database/embedded-postgres';
 import { causeOf, RetryHandle, retryUntilDone } from './common/supervisor';
 import { DatabaseHealth, NotReady } from './health/database-health';

@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from '../config/app-config';
 import { KeyProviderError } from '../crypto/pkcs11-key-provider';
-import { MasterKeysMismatchError } from '../crypto/tenant-keys.service';
+import { MasterKeysMismatchError } from '../crypto/master-keyring.service';
 import { DatabaseInUseError } from '../database/embedded-postgres';
 import { auditExport } from './audit-export';
 import { auditVerify } from './audit-verify';

@@ -1,4 +1,5 @@
-import { TenantKeysService } from '../crypto/tenant-keys.service';
+import { KeyRotation } from '../crypto/key-rotation.service';
+import { MasterKeyring } from '../crypto/master-keyring.service';
 import { CliError, Command, out, parse, UsageError } from './kit';
 import { withMasterKeys } from './sealed';
 import { recordOperatorAction } from './operator-audit';
@@ -33,11 +34,11 @@ export const keysMigrateProvider: Command = {
       );
     }
     return withMasterKeys(config, async (app) => {
-      const keys = app.get(TenantKeysService);
-      const moved = await keys.rewrapUnderActiveMaster(batch, (done, total) =>
+      const rotation = app.get(KeyRotation);
+      const moved = await rotation.rewrapUnderActiveMaster(batch, (done, total) =>
         out(`Re-wrapped ${done} of ${total} tenant key(s)...`),
       );
-      const active = keys.masterKeyring.activeKeyId;
+      const active = app.get(MasterKeyring).keyring.activeKeyId;
       await recordOperatorAction(
         app,
         'all',

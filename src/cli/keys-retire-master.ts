@@ -1,6 +1,6 @@
 import { Pkcs11KeyProvider } from '../crypto/pkcs11-key-provider';
 import { KeyInventory } from '../crypto/key-inventory.service';
-import { TenantKeysService } from '../crypto/tenant-keys.service';
+import { MasterKeyring } from '../crypto/master-keyring.service';
 import { CliError, Command, out, parse } from './kit';
 import { withMasterKeys } from './sealed';
 import { recordOperatorAction } from './operator-audit';
@@ -14,8 +14,7 @@ export const keysRetireMaster: Command = {
     const { values } = parse(args, { id: { type: 'string' }, destroy: { type: 'boolean' } });
     const id = typeof values.id === 'string' ? values.id : '';
     return withMasterKeys(config, async (app) => {
-      const keys = app.get(TenantKeysService);
-      if (keys.masterKeyring.activeKeyId === id) {
+      if (app.get(MasterKeyring).keyring.activeKeyId === id) {
         throw new CliError(`Master key ${id} is the active one: rotate to another key first.`);
       }
       const inUse = (await app.get(KeyInventory).usageByMasterKey()).get(id) ?? 0;

@@ -1,7 +1,8 @@
 import { recordOperatorAction } from './operator-audit';
 import { Clock } from '../common/clock';
 import { Pkcs11KeyProvider } from '../crypto/pkcs11-key-provider';
-import { TenantKeysService } from '../crypto/tenant-keys.service';
+import { KeyRotation } from '../crypto/key-rotation.service';
+import { MasterKeyring } from '../crypto/master-keyring.service';
 import { CliError, Command, out, parse } from './kit';
 import { withMasterKeys } from './sealed';
 
@@ -35,9 +36,9 @@ export const keysRotateMaster: Command = {
       }
     }
     return withMasterKeys(config, async (app) => {
-      const keys = app.get(TenantKeysService);
-      const moved = await keys.rewrapUnderActiveMaster();
-      const active = keys.masterKeyring.activeKeyId;
+      const rotation = app.get(KeyRotation);
+      const moved = await rotation.rewrapUnderActiveMaster();
+      const active = app.get(MasterKeyring).keyring.activeKeyId;
       await recordOperatorAction(
         app,
         'all',

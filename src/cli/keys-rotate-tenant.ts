@@ -1,5 +1,5 @@
 import { recordOperatorAction } from './operator-audit';
-import { TenantKeysService } from '../crypto/tenant-keys.service';
+import { KeyRotation } from '../crypto/key-rotation.service';
 import { Command, out, parse, UsageError } from './kit';
 import { withMasterKeys } from './sealed';
 
@@ -13,7 +13,7 @@ export const keysRotateTenant: Command = {
       throw new UsageError('--tenant must be a tenant id (UUID)');
     }
     return withMasterKeys(config, async (app) => {
-      const version = await app.get(TenantKeysService).rotateDataKey(tenantId);
+      const version = await app.get(KeyRotation).rotateDataKey(tenantId);
       await recordOperatorAction(
         app,
         [tenantId],

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { ApiError } from '../common/api-error';
 import { AppConfig } from '../config/app-config';
-import { TenantKeysService } from '../crypto/tenant-keys.service';
+import { MasterKeyring } from '../crypto/master-keyring.service';
 import { UnsealShares } from '../crypto/unseal-shares.service';
 import { CliError, fail, withAppContext } from './kit';
 
@@ -20,7 +20,7 @@ export function withMasterKeys<T>(
   fn: (app: INestApplicationContext) => Promise<T>,
 ): Promise<T> {
   return withAppContext(config, async (app) => {
-    if (app.get(TenantKeysService).sealed) {
+    if (app.get(MasterKeyring).sealed) {
       const files = config.keyCustody.unsealShareFiles;
       await unsealWith(app, files.length > 0 ? fromFiles(files) : fromStdin());
     }

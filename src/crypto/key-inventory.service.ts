@@ -3,7 +3,10 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { TenantKey, TenantKeyKind } from './tenant-key.entity';
 
-/** What the tenant keys look like as a whole: master key usage (retirement) and ages (cryptoperiods). */
+/**
+ * What the tenant keys look like as a whole: master key usage (retirement), ages (cryptoperiods) and
+ * newest versions (re-encryption).
+ */
 @Injectable()
 export class KeyInventory {
   constructor(@InjectRepository(TenantKey) private readonly keys: Repository<TenantKey>) {}
@@ -23,6 +26,14 @@ export class KeyInventory {
       [cutoff],
     );
     return rows.map((r) => r.tenant_id);
+  }
+
+  /** Each tenant's newest data-key version: tokens sealed under an older one are re-encryption work. */
+  async latestDataKeyVersions(): Promise<Map<string, number>> {
+    const rows: { tenant_id: string; version: number }[] = await this.keys.query(
+      `SELECT tenant_id, max(version) AS version FROM tenant_keys WHERE kind = 'data' GROUP BY tenant_id`,
+    );
+    return new Map(rows.map((r) => [r.tenant_id, Number(r.version)]));
   }
 
   /** Creation time of the oldest key still in use for new writes: data keys by newest version, HMAC keys. */

@@ -23,3 +23,8 @@ export class TenantKey {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 }
+
+/** AAD of a wrapped key: a wrapped key copied to another tenant, kind or version does not open. */
+export function keyContext(tenantId: string, kind: TenantKeyKind, version: number): string {
+  return `tenant:${tenantId}:${kind}:${version}`;
+}

@@ -5,7 +5,7 @@ import { Clock } from '../common/clock';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../common/database-unavailable';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { MasterKeyProvider } from '../crypto/master-key-provider';
-import { TenantKeysService } from '../crypto/tenant-keys.service';
+import { MasterKeyring } from '../crypto/master-keyring.service';
 import { ChangeFeed, FeedState } from '../database/change-feed';
 import { SandboxProvider } from '../sandbox/sandbox.provider';
 import { Gauge } from 'prom-client';
@@ -69,7 +69,7 @@ export class HealthService implements BeforeApplicationShutdown {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     database: DatabaseHealth,
-    keys: TenantKeysService,
+    keys: MasterKeyring,
     sandbox: SandboxProvider,
     feed: ChangeFeed,
     private readonly clock: Clock,
@@ -106,7 +106,7 @@ export class HealthService implements BeforeApplicationShutdown {
           const now = this.clock.now().getTime();
           const cached = this.keyCheck;
           const check =
-            cached !== null && cached.keyring === keys.masterKeyring && cached.until > now
+            cached !== null && cached.keyring === keys.keyring && cached.until > now
               ? cached
               : await this.checkKeys(keys, now);
           if (check.failure !== null) {
@@ -129,12 +129,12 @@ export class HealthService implements BeforeApplicationShutdown {
   }
 
   /** Opens a key with the master keys and every tenant key's master key; remembered for KEY_CHECK_TTL_MS. */
-  private async checkKeys(keys: TenantKeysService, now: number): Promise<KeyCheck> {
-    const keyring = keys.masterKeyring;
+  private async checkKeys(keys: MasterKeyring, now: number): Promise<KeyCheck> {
+    const keyring = keys.keyring;
     let failure: NotReady | null = null;
     try {
       await assertKeyringWorks(keyring);
-      const problem = await keys.masterKeysProblem();
+      const problem = await keys.problem();
       // The route is public: the key ids and the remedy go to the log (once per change), not the answer.
       if (problem !== this.keysProblem && problem !== null) {
         this.logger.error(`Master keys: ${problem}`);

@@ -22,7 +22,7 @@ import { PurgeService } from './purge.service';
 import { ReactorsModule } from '../reactors/reactors.module';
 import { AuditJobsService } from './audit-jobs.service';
 import { TenantsModule } from '../tenants/tenants.module';
-import { TenantKeysService } from '../crypto/tenant-keys.service';
+import { MasterKeyring } from '../crypto/master-keyring.service';
 
 /** One scheduled job: when it runs, and the one service method it awaits (which has its own test). */
 interface ScheduledJob {
@@ -54,7 +54,7 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly cryptoperiods: KeyCryptoperiodService,
     private readonly registry: SchedulerRegistry,
     private readonly audit: AuditJobsService,
-    private readonly keys: TenantKeysService,
+    private readonly master: MasterKeyring,
   ) {}
 
   jobs(): ScheduledJob[] {
@@ -147,7 +147,7 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
   private schedule(job: ScheduledJob): () => void {
     const tick = (): void => {
       // The sealed state is the operator's choice, logged once by the keyring: nothing to report per tick.
-      if (job.needsKeys !== true || !this.keys.sealed) {
+      if (job.needsKeys !== true || !this.master.sealed) {
         runDetached(this.logger, `job ${job.name}`, job.run);
       }
     };

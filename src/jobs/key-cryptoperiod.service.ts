@@ -3,7 +3,8 @@ import { Gauge } from 'prom-client';
 import { Clock } from '../common/clock';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { KeyInventory } from '../crypto/key-inventory.service';
-import { TenantKeysService } from '../crypto/tenant-keys.service';
+import { KeyRotation } from '../crypto/key-rotation.service';
+import { MasterKeyring } from '../crypto/master-keyring.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { JobRunner } from './job-runner';
 
@@ -23,7 +24,8 @@ export class KeyCryptoperiodService {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly keys: TenantKeysService,
+    private readonly master: MasterKeyring,
+    private readonly rotation: KeyRotation,
     private readonly inventory: KeyInventory,
     private readonly clock: Clock,
     private readonly jobs: JobRunner,
@@ -66,10 +68,10 @@ export class KeyCryptoperiodService {
   }
 
   masterKeyAges(): { id: string; provider: string; ageSeconds: number }[] {
-    const keyring = this.keys.masterKeyring;
-    if (keyring === undefined) {
+    if (this.master.sealed) {
       return [];
     }
+    const keyring = this.master.keyring;
     const now = this.clock.now().getTime();
     return keyring.keyIds.flatMap((id) => {
       const created = keyring.createdAt(id);
@@ -106,7 +108,7 @@ export class KeyCryptoperiodService {
       }
       const cutoff = new Date(now - tenantKeyMaxAgeDays * DAY_MS);
       for (const tenantId of await this.inventory.tenantsWithDataKeysBefore(cutoff)) {
-        await this.keys.rotateDataKey(tenantId);
+        await this.rotation.rotateDataKey(tenantId);
         rotated++;
       }
       if (rotated > 0) {

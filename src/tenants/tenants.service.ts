@@ -5,7 +5,8 @@ import { ApplicationsService } from '../applications/applications.service';
 import { permissionsFor } from '../access/permissions';
 import { ApiError } from '../common/api-error';
 import { DELEGATE_EVERYTHING } from '../access/grants';
-import { TenantKeysService } from '../crypto/tenant-keys.service';
+import { KeyRotation } from '../crypto/key-rotation.service';
+import { MasterKeyring } from '../crypto/master-keyring.service';
 import { canonicalEmail, emailRefusal } from './email';
 import { TenantMember } from './tenant-member.entity';
 import { Tenant } from './tenant.entity';
@@ -24,7 +25,8 @@ export class TenantsService {
   constructor(
     private readonly transactions: Transactions,
     private readonly applications: ApplicationsService,
-    private readonly tenantKeys: TenantKeysService,
+    private readonly master: MasterKeyring,
+    private readonly rotation: KeyRotation,
   ) {}
 
   /** Tenant, its OWNER member, its keys and a management application: all or nothing. */
@@ -50,14 +52,14 @@ export class TenantsService {
 
   /** Sealed on a new database: the default tenant's keys need the master keys, so setup waits for the unseal. */
   private async unsealedIfEmpty(): Promise<void> {
-    if (!this.tenantKeys.sealed || (await this.transactions.manager.count(Tenant)) > 0) {
+    if (!this.master.sealed || (await this.transactions.manager.count(Tenant)) > 0) {
       return;
     }
     new Logger('Setup').log(
       'Sealed on a new database: the default tenant and its management key are created once the key holders unseal the vault (`npm run cli -- unseal`).',
     );
     // Polled: unsealing happens once, by the key holders, and takes them far longer than this.
-    while (this.tenantKeys.sealed) {
+    while (this.master.sealed) {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
@@ -92,7 +94,7 @@ export class TenantsService {
       modifiedBy: null,
       modifiedAt: null,
     });
-    await this.tenantKeys.createTenantKeys(tenant.id);
+    await this.rotation.createTenantKeys(tenant.id);
     const { application, key: issued } = await this.applications.insert(
       tenant.id,
       {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { TenantKeysService } from '../crypto/tenant-keys.service';
+import { KeyInventory } from '../crypto/key-inventory.service';
 import { TokenCipher } from './token-cipher.service';
 import { Token } from './token.entity';
 
@@ -19,13 +19,13 @@ export interface ReencryptProgress {
 export class ReencryptionService {
   constructor(
     @InjectRepository(Token) private readonly tokens: Repository<Token>,
-    private readonly keys: TenantKeysService,
+    private readonly inventory: KeyInventory,
     private readonly cipher: TokenCipher,
   ) {}
 
   async reencryptAll(batchSize = 500, onBatch?: (progress: ReencryptProgress) => void): Promise<number> {
     let total = 0;
-    for (const [tenantId, latest] of await this.keys.latestDataKeyVersions()) {
+    for (const [tenantId, latest] of await this.inventory.latestDataKeyVersions()) {
       // A walk along the primary key (tenant_id, id), each batch after the last id seen: no index on the key
       // version is needed, which every token write would otherwise pay for. A row whose swap lost to a
       // concurrent write is passed over in this run, like writes made by instances that have not yet seen

@@ -1,7 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { KeyObject } from 'node:crypto';
-import { keyedHash, open, seal, sealedKeyVersion } from '../crypto';
+import { keyedHash, sealedKeyVersion } from '../crypto';
+import { openJsonWith, sealJsonWith, TenantCipher } from '../crypto/tenant-cipher.service';
 import { TenantKeysService, VersionedKey } from '../crypto/tenant-keys.service';
+
+/** The sealing kind of token data (TenantCipher): part of every token blob's binding. */
+const TOKEN_SEAL = 'token';
 
 /** The keys a write seals and fingerprints with: looked up once for every token of one request. */
 export interface WriteKeys {
@@ -12,7 +16,10 @@ export interface WriteKeys {
 /** Encrypts token data under the tenant's data key, bound to (tenant, token id), and computes keyed fingerprints. */
 @Injectable()
 export class TokenCipher {
-  constructor(private readonly keys: TenantKeysService) {}
+  constructor(
+    private readonly keys: TenantKeysService,
+    private readonly json: TenantCipher,
+  ) {}
 
   /** The active data key, then the HMAC key, of the tenant. */
   async writeKeys(tenantId: string): Promise<WriteKeys> {
@@ -25,7 +32,7 @@ export class TokenCipher {
   }
 
   async open(tenantId: string, tokenId: string, blob: Buffer): Promise<unknown> {
-    return openWith(await this.keys.dataKey(tenantId, sealedKeyVersion(blob)), tenantId, tokenId, blob);
+    return this.json.openJson(TOKEN_SEAL, tenantId, tokenId, blob);
   }
 
   /**
@@ -41,7 +48,7 @@ export class TokenCipher {
       if (key?.status !== 'fulfilled') {
         throw key?.reason ?? new Error('data key not looked up');
       }
-      return openWith(key.value, tenantId, tokenId, blob);
+      return openJsonWith(key.value, TOKEN_SEAL, tenantId, tokenId, blob);
     };
   }
 
@@ -61,19 +68,12 @@ export class TokenCipher {
 }
 
 export function sealWith(
-  { version, key }: VersionedKey,
+  key: VersionedKey,
   tenantId: string,
   tokenId: string,
   data: unknown,
 ): { blob: Buffer; version: number } {
-  return {
-    blob: seal(key, version, Buffer.from(JSON.stringify(data), 'utf8'), aad(tenantId, tokenId)),
-    version,
-  };
-}
-
-function openWith(key: KeyObject, tenantId: string, tokenId: string, blob: Buffer): unknown {
-  return JSON.parse(open(key, blob, aad(tenantId, tokenId)).toString('utf8')) as unknown;
+  return { blob: sealJsonWith(key, TOKEN_SEAL, tenantId, tokenId, data), version: key.version };
 }
 
 /** The key version of a blob, or null for one that is not a sealed blob (it fails when opened). */
@@ -91,8 +91,4 @@ export function fingerprintWith(hmac: KeyObject, type: string, value: string): s
 
 export function blindIndexWith(hmac: KeyObject, value: string): string {
   return keyedHash(hmac, 'index', value);
-}
-
-function aad(tenantId: string, tokenId: string): string {
-  return `token:${tenantId}:${tokenId}`;
 }

@@ -1,5 +1,5 @@
 import { recordOperatorAction } from '../../src/cli/operator-audit';
-import { TenantKeysService } from '../../src/crypto/tenant-keys.service';
+import { KeyRotation } from '../../src/crypto/key-rotation.service';
 import { Mailer } from '../../src/mail/mailer';
 import { eventually, LogEntry, recordsOf } from '../support/audit';
 import { applicationBody, createApplication } from '../support/application-factory';
@@ -203,7 +203,7 @@ describe('audit records of management actions', () => {
   });
 
   it('records key rotation commands as the system', async () => {
-    const version = await ctx.get(TenantKeysService).rotateDataKey(tenant.tenantId);
+    const version = await ctx.get(KeyRotation).rotateDataKey(tenant.tenantId);
     await recordOperatorAction(
       ctx.vault.app,
       [tenant.tenantId],

@@ -2,6 +2,7 @@ import { AuditChain } from '../../src/audit/audit-chain.service';
 import { AuditCheckpoints } from '../../src/audit/audit-checkpoints.service';
 import { AuditRetention } from '../../src/audit/audit-retention.service';
 import { Clock } from '../../src/common/clock';
+import { MasterKeyring } from '../../src/crypto/master-keyring.service';
 import { TenantKeysService } from '../../src/crypto/tenant-keys.service';
 import { TenantKey } from '../../src/crypto/tenant-key.entity';
 import { Transactions } from '../../src/database/transactions';
@@ -12,7 +13,7 @@ import { openTestDataSource, TestDataSource } from '../support/test-data-source'
 
 describe('the audit retention job and failed-authentication counts', () => {
   let db: TestDataSource;
-  let keys: TenantKeysService;
+  let master: MasterKeyring;
   let job: AuditJobsService;
   beforeAll(async () => {
     db = await openTestDataSource();
@@ -20,8 +21,9 @@ describe('the audit retention job and failed-authentication counts', () => {
     const { dataSource } = db;
     const transactions = new Transactions(dataSource);
     const clock = new Clock();
-    keys = new TenantKeysService(config, dataSource.getRepository(TenantKey), transactions);
-    await keys.onModuleInit();
+    master = new MasterKeyring(config, dataSource.getRepository(TenantKey));
+    await master.onModuleInit();
+    const keys = new TenantKeysService(master, dataSource.getRepository(TenantKey), transactions);
     const chain = new AuditChain(dataSource, transactions, keys, clock);
     job = new AuditJobsService(
       chain,
@@ -32,7 +34,7 @@ describe('the audit retention job and failed-authentication counts', () => {
     );
   });
   afterAll(async () => {
-    keys.onModuleDestroy();
+    master.onModuleDestroy();
     await db.close();
   });
 

@@ -1,5 +1,6 @@
 import { Clock } from '../../src/common/clock';
-import { TenantKeysService } from '../../src/crypto/tenant-keys.service';
+import { KeyInventory } from '../../src/crypto/key-inventory.service';
+import { MasterKeyring } from '../../src/crypto/master-keyring.service';
 import { KeyCryptoperiodService } from '../../src/jobs/key-cryptoperiod.service';
 import { SoftHsm, describeWithSoftHsm } from '../support/softhsm';
 import { TestClock } from '../support/test-clock';
@@ -43,7 +44,7 @@ describeWithSoftHsm('cryptoperiods, key ages on /metrics, and no master key mate
 
     clock.advance(31 * DAY_MS);
     expect(await job.run()).toBeGreaterThanOrEqual(1);
-    const versions = await ctx.get(TenantKeysService).latestDataKeyVersions();
+    const versions = await ctx.get(KeyInventory).latestDataKeyVersions();
     expect(versions.get(tenant.tenantId)).toBe(2);
     clock.reset();
     expect(await job.run()).toBe(0);
@@ -73,7 +74,7 @@ describeWithSoftHsm('cryptoperiods, key ages on /metrics, and no master key mate
     texts.push(JSON.stringify((await ctx.http.get('/health/ready')).body));
     texts.push(JSON.stringify((await ctx.http.get('/tokens/nope').set('BT-API-KEY', 'key_wrong')).body));
     // A tampered wrapped key: the error the keyring raises on reads.
-    const keys = ctx.get(TenantKeysService).masterKeyring;
+    const keys = ctx.get(MasterKeyring).keyring;
     await keys
       .unwrap('v1.test-1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'x')
       .catch((err: Error) => {

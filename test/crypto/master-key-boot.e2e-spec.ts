@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { getRepositoryToken } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { Clock } from '../../src/common/clock';
-import { MasterKeysMismatchError, TenantKeysService } from '../../src/crypto/tenant-keys.service';
+import { KeyRotation } from '../../src/crypto/key-rotation.service';
+import { MasterKeyring, MasterKeysMismatchError } from '../../src/crypto/master-keyring.service';
+import { TenantKeysService } from '../../src/crypto/tenant-keys.service';
 import { TenantKey } from '../../src/crypto/tenant-key.entity';
 import { Transactions } from '../../src/database/transactions';
 import { ensureBuild, freePort, spawnServer, waitForOutput } from '../support/spawned-server';
@@ -21,15 +23,18 @@ describe('master keys that cannot open the tenant keys', () => {
   let ctx: TestContext;
   /** Readiness reuses its key check for 5 s: moved past that instead of waiting. */
   const clock = new TestClock();
-  /** A second keys service on the same database with other master keys: the boot check of another process. */
-  const bootWith = async (masterKeys: string): Promise<TenantKeysService> => {
-    const service = new TenantKeysService(
-      { ...ctx.config, masterKeys },
-      ctx.get<Repository<TenantKey>>(getRepositoryToken(TenantKey)),
-      ctx.get(Transactions),
-    );
-    await service.onModuleInit();
-    return service;
+  const repository = (): Repository<TenantKey> => ctx.get(getRepositoryToken(TenantKey));
+  /** A second master keyring on the same database with other master keys: the boot check of another process. */
+  const bootWith = async (masterKeys: string): Promise<MasterKeyring> => {
+    const master = new MasterKeyring({ ...ctx.config, masterKeys }, repository());
+    await master.onModuleInit();
+    return master;
+  };
+  /** Re-wraps every tenant key under the active master key of `masterKeys`, as another replica would. */
+  const rewrapWith = async (masterKeys: string): Promise<void> => {
+    const master = await bootWith(masterKeys);
+    const cache = new TenantKeysService(master, repository(), ctx.get(Transactions));
+    await new KeyRotation(master, repository(), ctx.get(Transactions), cache).rewrapUnderActiveMaster();
   };
 
   beforeAll(async () => {
@@ -49,19 +54,19 @@ describe('master keys that cannot open the tenant keys', () => {
   });
 
   it('boots with the new key first and the old one after it (the rotation path)', async () => {
-    await expect(bootWith(`${OTHER_ID},${TEST_MASTER_KEYS}`)).resolves.toBeInstanceOf(TenantKeysService);
+    await expect(bootWith(`${OTHER_ID},${TEST_MASTER_KEYS}`)).resolves.toBeInstanceOf(MasterKeyring);
   });
 
   it('reports not ready, without key ids, once another replica rotated to a master key this one lacks', async () => {
     await ctx.http.get('/health/ready').expect(200);
-    await (await bootWith(`${OTHER_ID},${TEST_MASTER_KEYS}`)).rewrapUnderActiveMaster();
+    await rewrapWith(`${OTHER_ID},${TEST_MASTER_KEYS}`);
     clock.advance(5_001);
     const res = await ctx.http.get('/health/ready').expect(503);
     expect(JSON.stringify(res.body)).toMatch(/master keys do not open every tenant key/);
     expect(JSON.stringify(res.body)).not.toMatch(/other-1|test-1/);
     expect(ctx.logs.join('\n')).toMatch(/Master keys: .*other-1/);
     // Rotated back, as the operator would after giving this replica the new key.
-    await (await bootWith(`${TEST_MASTER_KEYS},${OTHER_ID}`)).rewrapUnderActiveMaster();
+    await rewrapWith(`${TEST_MASTER_KEYS},${OTHER_ID}`);
     clock.advance(5_001);
     await ctx.http.get('/health/ready').expect(200);
     clock.reset();

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { acquirePkcs11Module, releasePkcs11Module } from '../../src/crypto/pkcs11-key-provider';
-import { TenantKeysService } from '../../src/crypto/tenant-keys.service';
+import { MasterKeyring } from '../../src/crypto/master-keyring.service';
 import { SoftHsm, describeWithSoftHsm } from '../support/softhsm';
 import { ensureBuild, freePort, spawnServer, waitForOutput } from '../support/spawned-server';
 import { TestContext } from '../support/test-app';
@@ -77,7 +77,7 @@ describeWithSoftHsm('master keys in a PKCS#11 token (SoftHSM2)', () => {
   });
 
   it('a wrapped key moved to another tenant does not open', async () => {
-    const keys = ctx.get(TenantKeysService).masterKeyring;
+    const keys = ctx.get(MasterKeyring).keyring;
     const wrapped = await keys.wrap(Buffer.alloc(32, 9), 'tenant:a:data:1');
     await expect(keys.unwrap(wrapped, 'tenant:b:data:1')).rejects.toThrow(/could not be unwrapped/);
     expect(await keys.unwrap(wrapped, 'tenant:a:data:1')).toEqual(Buffer.alloc(32, 9));

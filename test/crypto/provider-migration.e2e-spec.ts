@@ -3,8 +3,8 @@ import { Repository } from 'typeorm';
 import { loadConfig } from '../../src/config/app-config';
 import { TenantKey } from '../../src/crypto/tenant-key.entity';
 import { KeyInventory } from '../../src/crypto/key-inventory.service';
-import { TenantKeysService } from '../../src/crypto/tenant-keys.service';
-import { Transactions } from '../../src/database/transactions';
+import { KeyRotation } from '../../src/crypto/key-rotation.service';
+import { MasterKeyring } from '../../src/crypto/master-keyring.service';
 import { SoftHsm, describeWithSoftHsm } from '../support/softhsm';
 import { TEST_MASTER_KEYS, TestContext } from '../support/test-app';
 import { ALL_TOKEN_PERMISSIONS, cardData, rule, tokenApp, TokensApi } from '../support/token-factory';
@@ -69,7 +69,7 @@ describeWithSoftHsm('moving tenant keys between the env and pkcs11 providers, an
     await ctx.restart(hsm.env(['hsm-1'], TEST_MASTER_KEYS));
     const progress: [number, number][] = [];
     const reads = await readingDuring(() =>
-      ctx.get(TenantKeysService).rewrapUnderActiveMaster(2, (moved, total) => progress.push([moved, total])),
+      ctx.get(KeyRotation).rewrapUnderActiveMaster(2, (moved, total) => progress.push([moved, total])),
     );
     expect(reads).toBeGreaterThan(0);
     expect(progress.at(-1)).toEqual([6, 6]);
@@ -83,9 +83,9 @@ describeWithSoftHsm('moving tenant keys between the env and pkcs11 providers, an
 
   it('rotates to a new HSM key, then retires the old one only when nothing uses it', async () => {
     await ctx.restart(hsm.env(['hsm-2', 'hsm-1']));
-    const keys = ctx.get(TenantKeysService);
+    const rotation = ctx.get(KeyRotation);
     expect((await ctx.get(KeyInventory).usageByMasterKey()).get('hsm-1')).toBe(6);
-    await readingDuring(() => keys.rewrapUnderActiveMaster());
+    await readingDuring(() => rotation.rewrapUnderActiveMaster());
     expect(await masterKeyIds()).toEqual(['hsm-2']);
     expect((await ctx.get(KeyInventory).usageByMasterKey()).get('hsm-1')).toBeUndefined();
     await ctx.restart(hsm.env(['hsm-2']));
@@ -96,7 +96,7 @@ describeWithSoftHsm('moving tenant keys between the env and pkcs11 providers, an
 
   it('pkcs11 back to env, reads in flight; then env alone opens everything', async () => {
     await ctx.restart({ ...hsm.env(['hsm-2'], TEST_MASTER_KEYS), VAULT_KEY_PROVIDER: 'env' });
-    await readingDuring(() => ctx.get(TenantKeysService).rewrapUnderActiveMaster());
+    await readingDuring(() => ctx.get(KeyRotation).rewrapUnderActiveMaster());
     expect(await masterKeyIds()).toEqual(['test-1']);
     await ctx.restart({});
     for (const t of stored) {
@@ -105,10 +105,9 @@ describeWithSoftHsm('moving tenant keys between the env and pkcs11 providers, an
   });
 
   it('refuses to boot on pkcs11 alone while tenant keys are still wrapped by the env key', async () => {
-    const service = new TenantKeysService(
+    const service = new MasterKeyring(
       loadConfig({ NODE_ENV: 'test', ...hsm.env(['hsm-2']) }),
       ctx.get<Repository<TenantKey>>(getRepositoryToken(TenantKey)),
-      ctx.get(Transactions),
     );
     await expect(service.onModuleInit()).rejects.toThrow(/"test-1".*VAULT_PKCS11_KEY_LABELS/);
     service.onModuleDestroy();

@@ -1,4 +1,4 @@
-import { TenantKeysService } from '../../src/crypto/tenant-keys.service';
+import { KeyRotation } from '../../src/crypto/key-rotation.service';
 import { ReencryptionService } from '../../src/tokens/reencryption.service';
 import { TEST_MASTER_KEYS, TestContext, TestTenant } from '../support/test-app';
 import { cardNumber, rule, tokenApp, TokensApi } from '../support/token-factory';
@@ -51,7 +51,7 @@ describe('key rotation', () => {
   afterAll(() => ctx.close());
 
   it('keeps old and new tokens readable across a tenant data-key rotation', async () => {
-    const version = await ctx.get(TenantKeysService).rotateDataKey(tenant.tenantId);
+    const version = await ctx.get(KeyRotation).rotateDataKey(tenant.tenantId);
     expect(version).toBe(2);
     await createCards(2);
     expect(await versions()).toEqual([1, 2]);
@@ -60,7 +60,7 @@ describe('key rotation', () => {
 
   it('re-wraps every tenant key under a new master key, with the old one still listed', async () => {
     await ctx.restart({ VAULT_MASTER_KEYS: `${NEW_MASTER},${TEST_MASTER_KEYS}` });
-    const moved = await ctx.get(TenantKeysService).rewrapUnderActiveMaster();
+    const moved = await ctx.get(KeyRotation).rewrapUnderActiveMaster();
     expect(moved).toBeGreaterThanOrEqual(3);
     const masters = await ctx.dataSource.query('SELECT DISTINCT master_key_id AS m FROM tenant_keys');
     expect(masters).toEqual([{ m: 'test-2' }]);
@@ -72,7 +72,7 @@ describe('key rotation', () => {
   });
 
   it('resumes re-encryption after a restart in the middle and loses nothing', async () => {
-    await ctx.get(TenantKeysService).rotateDataKey(tenant.tenantId);
+    await ctx.get(KeyRotation).rotateDataKey(tenant.tenantId);
     await expect(
       ctx.get(ReencryptionService).reencryptAll(2, () => {
         throw new Error('simulated crash after the first batch');

@@ -1,6 +1,6 @@
 import { Clock } from '../../src/common/clock';
 import { loadConfig } from '../../src/config/app-config';
-import { TenantKeysService } from '../../src/crypto/tenant-keys.service';
+import { MasterKeyring } from '../../src/crypto/master-keyring.service';
 import { expectProblem } from '../support/problems';
 import { TestContext } from '../support/test-app';
 import { TestClock } from '../support/test-clock';
@@ -21,9 +21,9 @@ describe('/health/ready', () => {
   const readyFrom = (client: string) => ctx.http.get('/health/ready').set('X-Forwarded-For', client);
 
   it('checks the master keys at most once in 5 s (by the injectable clock)', async () => {
-    const keys = ctx.get(TenantKeysService);
-    const checks = jest.spyOn(keys, 'masterKeysProblem');
-    const wraps = jest.spyOn(keys.masterKeyring, 'wrap');
+    const keys = ctx.get(MasterKeyring);
+    const checks = jest.spyOn(keys, 'problem');
+    const wraps = jest.spyOn(keys.keyring, 'wrap');
     try {
       clock.set(Date.now());
       for (let i = 0; i < 3; i += 1) {
