@@ -5,17 +5,21 @@ import { tokenApp } from '../support/token-factory';
 const CARD = '4111111111111111';
 const CARD_BODY = JSON.stringify({ type: 'card', data: { number: CARD } });
 
+// One app for the file: each describe works in a tenant of its own.
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await TestContext.create();
+});
+afterAll(() => ctx.close());
+
 describe('request bodies: JSON only, no echo, bounded errors (issue: first hour)', () => {
-  let ctx: TestContext;
   let tenant: TestTenant;
   let key: string;
 
   beforeAll(async () => {
-    ctx = await TestContext.create();
     tenant = await ctx.newTenant();
     key = (await tokenApp(ctx, tenant, [], ['token:create', 'token:read', 'token:search'])).key;
   });
-  afterAll(() => ctx.close());
 
   const send = (method: 'post' | 'put', path: string, body: string, contentType?: string) => {
     const req = ctx.http[method](path).set('BT-API-KEY', key);
@@ -39,7 +43,11 @@ describe('request bodies: JSON only, no echo, bounded errors (issue: first hour)
       expect(res.body.detail).toMatch(/application\/json/);
       expect(res.text).not.toContain(CARD);
     }
-    expect(await ctx.dataSource.query('SELECT count(*)::int AS n FROM tokens')).toEqual([{ n: 0 }]);
+    expect(
+      await ctx.dataSource.query('SELECT count(*)::int AS n FROM tokens WHERE tenant_id = $1', [
+        tenant.tenantId,
+      ]),
+    ).toEqual([{ n: 0 }]);
   });
 
   it('bounds and sanitizes an unknown member’s name', async () => {
@@ -108,13 +116,10 @@ describe('request bodies: JSON only, no echo, bounded errors (issue: first hour)
 });
 
 describe('known paths with another method, and request logs', () => {
-  let ctx: TestContext;
   let tenant: TestTenant;
   beforeAll(async () => {
-    ctx = await TestContext.create();
-    tenant = await ctx.newTenant();
+    tenant = await ctx.newTenant('Other');
   });
-  afterAll(() => ctx.close());
 
   it('answers 405 with Allow for a known path and a method it does not serve', async () => {
     const res = await ctx.http.put('/tokens').set('BT-API-KEY', tenant.key).send({});
@@ -127,9 +132,10 @@ describe('known paths with another method, and request logs', () => {
   });
 
   it('logs whether a key was sent, never the key', async () => {
+    const from = ctx.logs.length;
     await ctx.http.get('/health');
     await ctx.http.get('/applications/key').set('BT-API-KEY', tenant.key);
-    const lines = ctx.logs.filter((l) => l.includes('"req"'));
+    const lines = ctx.logs.slice(from).filter((l) => l.includes('"req"'));
     expect(lines.some((l) => l.includes('"bt-api-key":"none sent"'))).toBe(true);
     expect(lines.some((l) => l.includes('"bt-api-key":"[redacted]"'))).toBe(true);
     expect(ctx.logs.join('\n')).not.toContain(tenant.key);
