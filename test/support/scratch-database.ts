@@ -1,9 +1,9 @@
 import { DataSource } from 'typeorm';
-import { openTestDatabase } from './databases';
+import { openTestDataSource } from './test-data-source';
 
 /**
- * A fresh test database reached through a bare DataSource (no app boot), with one queue table of the test's
- * own: `tenant_id`, `id`, `status` ('pending' by default), `payload` and the test's `columns`.
+ * The fresh test database of openTestDataSource (no app boot) with one queue table of the test's own:
+ * `tenant_id`, `id`, `status` ('pending' by default), `payload` and the test's `columns`.
  */
 export interface ScratchDatabase {
   dataSource: DataSource;
@@ -15,9 +15,8 @@ export interface ScratchDatabase {
 }
 
 export async function scratchDatabase(table: string, columns: string): Promise<ScratchDatabase> {
-  const runtime = await openTestDatabase();
-  const dataSource = new DataSource({ ...runtime.options, migrationsRun: false });
-  await dataSource.initialize();
+  const opened = await openTestDataSource();
+  const dataSource = opened.dataSource;
   await dataSource.query(
     `CREATE TABLE ${table} (tenant_id uuid NOT NULL, id uuid NOT NULL, status text NOT NULL DEFAULT 'pending',
        payload text NOT NULL, ${columns}, PRIMARY KEY (tenant_id, id))`,
@@ -37,9 +36,6 @@ export async function scratchDatabase(table: string, columns: string): Promise<S
         await runner.release();
       }
     },
-    close: async () => {
-      await dataSource.destroy();
-      await runtime.close();
-    },
+    close: () => opened.close(),
   };
 }
