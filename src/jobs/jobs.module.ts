@@ -20,6 +20,7 @@ import { KeyCryptoperiodService } from './key-cryptoperiod.service';
 import { MaintenanceService } from './maintenance.service';
 import { PurgeService } from './purge.service';
 import { ReactorsModule } from '../reactors/reactors.module';
+import { POLL_MS as REACTOR_RUNS_POLL_MS, ReactorRunsService } from '../reactors/reactor-runs.service';
 import { AuditJobsService } from './audit-jobs.service';
 import { TenantsModule } from '../tenants/tenants.module';
 import { MasterKeyring } from '../crypto/master-keyring.service';
@@ -55,6 +56,7 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly registry: SchedulerRegistry,
     private readonly audit: AuditJobsService,
     private readonly master: MasterKeyring,
+    private readonly reactorRuns: ReactorRunsService,
   ) {}
 
   jobs(): ScheduledJob[] {
@@ -115,6 +117,17 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
       { name: 'maintenance-on-writes', when: { everyMs: 5_000 }, run: () => this.maintenance.runIfBusy() },
       // Reads stored signatures only: runs on a sealed vault too.
       { name: 'audit-checkpoint', when: { cron: '0 */10 * * * *' }, run: () => this.audit.logCheckpoints() },
+      // Async react runs: at once after boot (runs left by a restart), then every 500 ms (kick never overlaps).
+      {
+        name: 'reactor-runs-after-boot',
+        when: { afterBootMs: 0 },
+        run: () => Promise.resolve(this.reactorRuns.kick()),
+      },
+      {
+        name: 'reactor-runs-poll',
+        when: { everyMs: REACTOR_RUNS_POLL_MS },
+        run: () => Promise.resolve(this.reactorRuns.kick()),
+      },
     ];
   }
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, LessThanOrEqual, Repository } from 'typeorm';
@@ -22,7 +22,8 @@ import { outsideWholeTransaction, whenCommitted } from '../database/whole-transa
 
 /** How long a run's result is kept (then the purge job deletes it). */
 export const RESULT_TTL_MS = 24 * 60 * 60 * 1000;
-const POLL_MS = 500;
+/** How often a replica with the scheduled jobs looks for waiting runs (the jobs table's reactor-runs-poll). */
+export const POLL_MS = 500;
 /** A run still `running` this long after the sandbox limit was cut short (its replica stopped): failed. */
 const STALE_AFTER_MS = 60_000;
 const REQUEST_SEAL = 'reactor-run-request';
@@ -55,9 +56,8 @@ type StoredResult = { ok: true; tokens: unknown; raw: unknown } | { ok: false; e
  * A run is claimed once: one whose replica stopped mid-run is failed, never run a second time.
  */
 @Injectable()
-export class ReactorRunsService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ReactorRunsService implements OnApplicationShutdown {
   private readonly logger = new Logger('ReactorRuns');
-  private timer: NodeJS.Timeout | null = null;
   private readonly shares: RunShares;
   private readonly queue: ClaimOnceQueue<Claimed>;
   private polling = false;
@@ -77,25 +77,8 @@ export class ReactorRunsService implements OnApplicationBootstrap, OnApplication
     this.queue = new ClaimOnceQueue(dataSource, clock, RUN_QUEUE);
   }
 
-  /**
-   * With the scheduled jobs (JOBS_ENABLED): a look at once (runs left by a restart) and every POLL_MS. A
-   * replica without them still runs what it queues itself, looking after each submit and each finished run.
-   */
-  onApplicationBootstrap(): void {
-    if (!this.config.jobsEnabled) {
-      return;
-    }
-    this.timer = setInterval(() => this.kick(), POLL_MS);
-    this.timer.unref();
-    this.kick();
-  }
-
   onApplicationShutdown(): void {
     this.closed = true;
-    if (this.timer !== null) {
-      clearInterval(this.timer);
-      this.timer = null;
-    }
   }
 
   /** Detokenizes and checks the arguments now (errors answer at once), then queues the run. */
@@ -166,7 +149,11 @@ export class ReactorRunsService implements OnApplicationBootstrap, OnApplication
     return result.affected ?? 0;
   }
 
-  /** One polling round now (tests, and after a submit); rounds never overlap. */
+  /**
+   * One polling round now; rounds never overlap. The scheduled jobs (JOBS_ENABLED) call it at boot (runs
+   * left by a restart) and every POLL_MS; a replica without them still runs what it queues itself, looking
+   * after each submit and each finished run.
+   */
   kick(): void {
     if (this.closed || this.polling) {
       return;
