@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import type { Writable } from 'node:stream';
+import { LRUCache } from 'lru-cache';
 import { FairQueue } from './fair-queue';
 import { answerHostCall, HostReply } from './host-calls';
 import { PRELUDE } from './prelude';
@@ -84,8 +85,8 @@ export class WorkerPool {
   private readonly running = new Map<string, number>();
   /** When each tenant last had a run started: who is sharing the workers now. */
   private readonly lastStarted = new Map<string, number>();
-  /** code -> its SHA-256, oldest first. */
-  private readonly codeHashes = new Map<string, string>();
+  /** code -> its SHA-256, for the most recently run texts. */
+  private readonly codeHashes = new LRUCache<string, string>({ max: CODE_HASHES });
   private nextId = 1;
   private closed = false;
 
@@ -135,9 +136,6 @@ export class WorkerPool {
     let hash = this.codeHashes.get(code);
     if (hash === undefined) {
       hash = createHash('sha256').update(code).digest('hex');
-      if (this.codeHashes.size >= CODE_HASHES) {
-        this.codeHashes.delete(this.codeHashes.keys().next().value as string);
-      }
       this.codeHashes.set(code, hash);
     }
     return hash;
