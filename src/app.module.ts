@@ -14,7 +14,7 @@ import { CryptoModule } from './crypto/crypto.module';
 import { DatabaseRuntime } from './database/database';
 import { ChangeFeedModule } from './database/change-feed';
 import { DatabaseInfoModule } from './database/database-info.module';
-import { TransactionsModule } from './database/transactions';
+import { DatabaseModule } from './database/database.module';
 import { ExpressionsModule } from './expressions';
 import { HealthModule } from './health/health.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
@@ -56,7 +56,7 @@ export class AppModule {
         TypeOrmModule.forRoot({ ...database.options, ...SCHEMA, retryAttempts: 20, retryDelay: 250 }),
         ScheduleModule.forRoot(),
         ClockModule,
-        TransactionsModule,
+        DatabaseModule,
         EventsModule,
         ChangeFeedModule,
         CryptoModule,

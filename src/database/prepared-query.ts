@@ -22,13 +22,26 @@ export async function preparedQuery<T extends object>(
   values: unknown[],
   named = true,
 ): Promise<T[]> {
+  return (await sendStatement<T>(manager, { name, text, values }, named)).rows;
+}
+
+/**
+ * Sends one statement on the manager's transaction, or on a connection of its own outside one: prepared
+ * under its name when it has one and `named` is true (see preparedQuery), and answered as `pg` answers,
+ * rows and the count of rows touched, whatever the statement.
+ */
+export async function sendStatement<T extends object>(
+  manager: EntityManager,
+  statement: Statement,
+  named: boolean,
+): Promise<QueryResult<T>> {
   const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
   try {
     const client = (await runner.connect()) as PoolClient;
     try {
-      return (await client.query<T>(statementFor(client, { name, text, values }, named))).rows;
+      return await client.query<T>(statementFor(client, statement, named));
     } catch (err) {
-      throw failure(err, text, values, named);
+      throw failure(err, statement.text, statement.values ?? [], named && statement.name !== undefined);
     }
   } finally {
     if (runner !== manager.queryRunner) {

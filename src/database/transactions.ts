@@ -1,4 +1,4 @@
-import { Global, Injectable, Module } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager } from 'typeorm';
@@ -69,8 +69,3 @@ export class Transactions {
     return outOfReach(manager?.queryRunner) ? undefined : manager;
   }
 }
-
-/** Makes Transactions injectable everywhere (it belongs to no resource). */
-@Global()
-@Module({ providers: [Transactions], exports: [Transactions] })
-export class TransactionsModule {}

@@ -1,5 +1,7 @@
 import { DataSource } from 'typeorm';
 import { DatabaseRuntime } from '../../src/database/database';
+import { Database } from '../../src/database/database.service';
+import { Transactions } from '../../src/database/transactions';
 import { SCHEMA } from '../../src/entities';
 import { openTestDatabase } from './databases';
 
@@ -11,6 +13,8 @@ import { openTestDatabase } from './databases';
 export interface TestDataSource {
   dataSource: DataSource;
   database: DatabaseRuntime;
+  /** The data layer on it, as the app builds it (named prepared statements on). */
+  dataLayer: Database;
   /** A tenant row, inserted directly, for tests whose subject only needs a tenant to exist. */
   insertTenant(name?: string): Promise<string>;
   close(): Promise<void>;
@@ -28,6 +32,7 @@ export async function openTestDataSource(): Promise<TestDataSource> {
   return {
     dataSource,
     database,
+    dataLayer: new Database(dataSource, new Transactions(dataSource), { databasePreparedStatements: true }),
     insertTenant: async (name = 'Acme') => {
       const [{ id }]: { id: string }[] = await dataSource.query(
         'INSERT INTO tenants (id, name) VALUES (gen_random_uuid(), $1) RETURNING id',

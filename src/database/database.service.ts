@@ -1,0 +1,121 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, EntityTarget, ObjectLiteral, Repository } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { pipelined, sendStatement, Statement } from './prepared-query';
+import { StatementBatcher } from './statement-batcher';
+import { Transactions } from './transactions';
+import { insideWholeTransaction, outsideWholeTransaction, whenCommitted } from './whole-transaction';
+
+/** How a batcher groups rows: never two rows of one `conflictKey` in one statement, at most `max` rows. */
+export interface BatchShape<I> {
+  /** The tenant the row belongs to: rows of different tenants never share a statement. */
+  tenant: (item: I) => string;
+  conflictKey: (item: I) => string;
+  max: number;
+}
+
+/**
+ * The one way the vault reaches its database. Repositories send their statements through it; it runs them in
+ * the transaction open at the call (the one `transaction` or a request's `runWhole` opened, whatever module
+ * opened it), or on a pooled connection outside one. A statement given a name is prepared once per
+ * connection unless DATABASE_PREPARED_STATEMENTS=false (the pooler switch), and every statement answers its
+ * rows, whatever TypeORM would have made of an `UPDATE … RETURNING`.
+ */
+@Injectable()
+export class Database {
+  private readonly named: boolean;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
+    @Inject(APP_CONFIG) config: Pick<AppConfig, 'databasePreparedStatements'>,
+  ) {
+    this.named = config.databasePreparedStatements;
+  }
+
+  /** The rows `text` answers. */
+  async query<T extends object = Record<string, unknown>>(
+    text: string,
+    values: unknown[] = [],
+  ): Promise<T[]> {
+    return (await sendStatement<T>(this.manager, { text, values }, false)).rows;
+  }
+
+  /** How many rows `text` (an UPDATE, DELETE or INSERT) touched. */
+  async execute(text: string, values: unknown[] = []): Promise<number> {
+    return (await sendStatement(this.manager, { text, values }, false)).rowCount ?? 0;
+  }
+
+  /**
+   * The rows of one of the hot, fixed statements, prepared under `name` on each connection (parsed and
+   * planned once there, not per request). A name stands for one text.
+   */
+  async prepared<T extends object = Record<string, unknown>>(
+    name: string,
+    text: string,
+    values: unknown[],
+  ): Promise<T[]> {
+    return (await sendStatement<T>(this.manager, { name, text, values }, this.named)).rows;
+  }
+
+  /** `statements` in one round trip on the open transaction's connection (see `pipelined`). */
+  pipelined(statements: Statement[]): Promise<object[][]> {
+    const runner = this.manager.queryRunner;
+    if (runner === undefined) {
+      throw new Error('pipelined statements run inside a transaction');
+    }
+    return pipelined(
+      runner,
+      statements.map((s) => (this.named ? s : { text: s.text, values: s.values })),
+    );
+  }
+
+  /**
+   * Runs `work` in one transaction; every statement sent meanwhile, through any repository, joins it.
+   * Inside one already, `work` joins that one.
+   */
+  transaction<T>(work: () => Promise<T>): Promise<T> {
+    return this.transactions.run(work);
+  }
+
+  /** See Transactions.runWhole: a request that commits together with its idempotent answer. */
+  runWhole<T>(work: (opened: object[]) => Promise<T>, opening?: Statement): Promise<T> {
+    return this.transactions.runWhole(work, opening);
+  }
+
+  /** Whether a transaction is open here. */
+  get inTransaction(): boolean {
+    return this.transactions.active || insideWholeTransaction();
+  }
+
+  /** Runs `fn` after the work so far commits (at once outside a request's whole transaction). */
+  whenCommitted(fn: () => void): void {
+    whenCommitted(fn);
+  }
+
+  /** Runs `fn` outside the request's whole transaction: background work it starts. */
+  outsideRequest<T>(fn: () => T): T {
+    return outsideWholeTransaction(fn);
+  }
+
+  /** TypeORM's repository of an entity, on the open transaction: for a repository's entity reads and saves. */
+  repository<E extends ObjectLiteral>(entity: EntityTarget<E>): Repository<E> {
+    return this.manager.getRepository(entity);
+  }
+
+  /** A batcher whose statements carry rows of one tenant each (see StatementBatcher). */
+  batcher<I, O>(run: (items: I[]) => Promise<O[]>, shape: BatchShape<I>): StatementBatcher<I, O> {
+    return new StatementBatcher(run, shape.conflictKey, shape.max, shape.tenant);
+  }
+
+  /** Where statements go now: the open transaction's manager, or the data source's. */
+  get manager(): EntityManager {
+    return this.transactions.manager;
+  }
+
+  /** The data source, for what only it does (migrations, the change feed's listening connection). */
+  get source(): DataSource {
+    return this.dataSource;
+  }
+}
