@@ -77,9 +77,9 @@ describe('Database', () => {
   it('batches rows of one tenant together and never rows of two tenants', async () => {
     const statements: string[][] = [];
     const batcher = data.batcher(
-      async (items: { tenant: string; id: number }[]) => {
+      (items: { tenant: string; id: number }[]) => {
         statements.push(items.map((i) => `${i.tenant}:${i.id}`));
-        return items.map((i) => i.id);
+        return Promise.resolve(items.map((i) => i.id));
       },
       { tenant: (i) => i.tenant, conflictKey: (i) => String(i.id), max: 10 },
     );
