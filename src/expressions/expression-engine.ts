@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { Context, Liquid, Output, Template, toValue, toValueSync, TypeGuards } from 'liquidjs';
@@ -20,8 +21,8 @@ const FILE_TAGS = ['include', 'render', 'layout'];
 @Injectable()
 export class ExpressionEngine {
   private readonly liquid: Liquid;
-  /** Parsed templates by source, oldest first (a Map keeps insertion order, which makes it an LRU). */
-  private readonly cache = new Map<string, Template[]>();
+  /** Parsed templates by source, the least recently used dropped first. */
+  private readonly cache = new LRUCache<string, Template[]>({ max: EXPRESSION_LIMITS.cacheEntries });
 
   constructor() {
     this.liquid = new Liquid({
@@ -149,8 +150,6 @@ export class ExpressionEngine {
   private templates(template: string): Template[] {
     const cached = this.cache.get(template);
     if (cached) {
-      this.cache.delete(template);
-      this.cache.set(template, cached);
       return cached;
     }
     let parsed: Template[];
@@ -162,9 +161,6 @@ export class ExpressionEngine {
     }
     if (template.length <= EXPRESSION_LIMITS.cacheTemplateLength) {
       this.cache.set(template, parsed);
-      if (this.cache.size > EXPRESSION_LIMITS.cacheEntries) {
-        this.cache.delete(this.cache.keys().next().value as string);
-      }
     }
     return parsed;
   }

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { isIP } from 'node:net';
 
 export type DestinationCheck =
@@ -78,8 +79,7 @@ const passed = new WeakMap<URL, { href: string; allowLoopback: boolean; check: D
  * The texts that passed lately (a proxy's destination with its caller's path), keyed by the options and the
  * text, each with the href its URL had: one whose URL was changed since is checked again.
  */
-const recent = new Map<string, { check: DestinationCheck & { ok: true }; href: string }>();
-const MAX_RECENT = 256;
+const recent = new LRUCache<string, { check: DestinationCheck & { ok: true }; href: string }>({ max: 256 });
 
 /**
  * The checks that need no DNS: `https:` only, a DNS host name (no IP literal in any notation, no local
@@ -103,9 +103,6 @@ export function checkDestinationUrl(input: string | URL, options: StaticCheckOpt
   }
   const check = checkText(raw, options);
   if (check.ok) {
-    if (recent.size >= MAX_RECENT) {
-      recent.clear();
-    }
     recent.set(key, { check, href: check.url.href });
     // Kept only when the URL reads back as the text that passed: then checking it again gives this answer.
     if (check.url.href === raw) {
