@@ -104,9 +104,13 @@ export class Database {
     return this.manager.getRepository(entity);
   }
 
-  /** A batcher whose statements carry rows of one tenant each (see StatementBatcher). */
+  /**
+   * A batcher whose statements carry rows of one tenant each (see StatementBatcher). A row submitted inside a
+   * transaction goes alone in it: a batch runs where its first row was submitted, and other requests' rows
+   * must not join that row's transaction.
+   */
   batcher<I, O>(run: (items: I[]) => Promise<O[]>, shape: BatchShape<I>): StatementBatcher<I, O> {
-    return new StatementBatcher(run, shape.conflictKey, shape.max, shape.tenant);
+    return new StatementBatcher(run, shape.conflictKey, shape.max, shape.tenant, () => this.inTransaction);
   }
 
   /** Where statements go now: the open transaction's manager, or the data source's. */

@@ -33,10 +33,12 @@ export class StatementBatcher<I, O> {
     private readonly conflictKey: (item: I) => string,
     private readonly max: number,
     private readonly partition: (item: I) => string,
+    /** Whether a row submitted now goes alone, in the transaction open at the call (by default a request's whole one). */
+    private readonly alone: () => boolean = insideWholeTransaction,
   ) {}
 
   submit(item: I): Promise<O> {
-    if (insideWholeTransaction()) {
+    if (this.alone()) {
       // Its own statement in the request's transaction: other requests' rows must not commit with it.
       return this.run([item]).then(([output]) => output);
     }
@@ -49,7 +51,7 @@ export class StatementBatcher<I, O> {
 
   /** Several rows of one caller: they go in the same batch (unless `max`, a conflict key or partitions split them). */
   submitAll(items: readonly I[]): Promise<O[]> {
-    if (insideWholeTransaction()) {
+    if (this.alone()) {
       return this.run([...items]);
     }
     const lanes = new Set<Lane<I, O>>();

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { Database } from '../../src/database/database.service';
 import { Transactions } from '../../src/database/transactions';
 import { openTestDataSource, TestDataSource } from '../support/test-data-source';
@@ -90,5 +91,33 @@ describe('Database', () => {
     ]);
     expect(answers).toEqual([1, 2, 3]);
     expect(statements.sort()).toEqual([['a:1', 'a:3'], ['b:2']]);
+  });
+
+  it('sends a row submitted inside a transaction alone, in that transaction', async () => {
+    const statements: number[][] = [];
+    const batcher = data.batcher(
+      async (items: { tenant: string; id: number }[]) => {
+        statements.push(items.map((i) => i.id));
+        for (const { id } of items) {
+          await data.query('INSERT INTO data_layer_items VALUES ($1, $2)', [id, 'x']);
+        }
+        return items.map(() => data.inTransaction);
+      },
+      { tenant: (i) => i.tenant, conflictKey: (i) => String(i.id), max: 10 },
+    );
+    // Another request's row, submitted in the same tick from outside the transaction.
+    const submitOutside = AsyncResource.bind(() => batcher.submit({ tenant: 'a', id: 2 }));
+    let outside: Promise<boolean> | undefined;
+    await expect(
+      data.transaction(async () => {
+        const inside = batcher.submit({ tenant: 'a', id: 1 });
+        outside = submitOutside();
+        expect(await inside).toBe(true);
+        throw new Error('undo');
+      }),
+    ).rejects.toThrow('undo');
+    expect(await outside).toBe(false);
+    expect(statements).toEqual([[1], [2]]);
+    expect(await data.query('SELECT id FROM data_layer_items')).toEqual([{ id: 2 }]);
   });
 });
