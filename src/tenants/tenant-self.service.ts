@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, IsNull, LessThan } from 'typeorm';
 import { Principal } from '../access/principal';
 import { ApplicationLookups } from '../applications/application-lookups.service';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Database } from '../database/database.service';
 import { MemberDto } from './dto/member.dto';
 import {
   SecurityContactDto,
@@ -16,9 +15,10 @@ import {
   UpdateTenantDto,
 } from './dto/tenant.dto';
 import { canonicalEmail, emailRefusal } from './email';
+import { MembersRepository } from './members.repository';
 import { toMemberDto } from './members.service';
-import { TenantMember } from './tenant-member.entity';
 import { Tenant } from './tenant.entity';
+import { TenantsRepository } from './tenants.repository';
 
 const MAX_SETTINGS = 50;
 const DAY_MS = 86_400_000;
@@ -27,7 +27,9 @@ const DAY_MS = 86_400_000;
 @Injectable()
 export class TenantSelfService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly db: Database,
+    private readonly tenants: TenantsRepository,
+    private readonly members: MembersRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly applications: ApplicationLookups,
     private readonly clock: Clock,
@@ -40,16 +42,12 @@ export class TenantSelfService {
   async update(principal: Principal, dto: UpdateTenantDto): Promise<TenantDto> {
     await this.find(principal.tenantId);
     const settings = dto.settings === undefined ? undefined : checkSettings(dto.settings);
-    await this.dataSource.manager.update(
-      Tenant,
-      { id: principal.tenantId },
-      {
-        name: dto.name,
-        ...(settings !== undefined ? { settings } : {}),
-        modifiedBy: principal.applicationId,
-        modifiedAt: this.clock.now(),
-      },
-    );
+    await this.tenants.update(principal.tenantId, {
+      name: dto.name,
+      ...(settings !== undefined ? { settings } : {}),
+      modifiedBy: principal.applicationId,
+      modifiedAt: this.clock.now(),
+    });
     return this.get(principal);
   }
 
@@ -65,17 +63,16 @@ export class TenantSelfService {
         "Only the tenant owner's key (the one the tenant was created with) can delete it.",
       );
     }
-    await this.dataSource.transaction(async (manager) => {
-      await manager.update(Tenant, { id: principal.tenantId }, { deletedAt: this.clock.now() });
-      await this.applications.revokeTenant(manager, principal.tenantId);
+    await this.db.transaction(async () => {
+      await this.tenants.markDeleted(principal.tenantId, this.clock.now());
+      await this.applications.revokeTenant(this.db.manager, principal.tenantId);
     });
   }
 
   /** Removes the tenants deleted longer ago than the grace period, with everything they hold. */
   async purgeDeleted(now: Date): Promise<number> {
     const before = new Date(now.getTime() - this.config.tenantDeletionGraceDays * DAY_MS);
-    const result = await this.dataSource.manager.delete(Tenant, { deletedAt: LessThan(before) });
-    return result.affected ?? 0;
+    return this.tenants.purgeDeletedBefore(before);
   }
 
   async securityContact(principal: Principal): Promise<SecurityContactResponseDto> {
@@ -92,19 +89,16 @@ export class TenantSelfService {
     if (refusal !== null) {
       throw ApiError.field('email', refusal);
     }
-    await this.dataSource.manager.update(
-      Tenant,
-      { id: principal.tenantId },
-      { securityContactEmail: email, modifiedBy: principal.applicationId, modifiedAt: this.clock.now() },
-    );
+    await this.tenants.update(principal.tenantId, {
+      securityContactEmail: email,
+      modifiedBy: principal.applicationId,
+      modifiedAt: this.clock.now(),
+    });
     return { email };
   }
 
   async owner(principal: Principal): Promise<MemberDto> {
-    const owner = await this.dataSource.manager.findOne(TenantMember, {
-      where: { tenantId: principal.tenantId, role: 'OWNER' },
-      relations: { user: true },
-    });
+    const owner = await this.members.findOwner(principal.tenantId);
     if (owner === null) {
       throw ApiError.notFound('Owner');
     }
@@ -115,15 +109,7 @@ export class TenantSelfService {
   async usage(principal: Principal): Promise<TenantUsageReportDto> {
     const now = this.clock.now();
     const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-    const rows: { type: string; count: number; last_created_at: Date | null; active: number }[] =
-      await this.dataSource.query(
-        `SELECT type, count(*)::int AS count, max(created_at) AS last_created_at,
-           count(*) FILTER (WHERE greatest(created_at, coalesce(modified_at, created_at)) >= $3)::int AS active
-         FROM tokens
-         WHERE tenant_id = $1 AND deleted_at IS NULL AND (expires_at IS NULL OR expires_at > $2)
-         GROUP BY type ORDER BY type`,
-        [principal.tenantId, now, monthStart],
-      );
+    const rows = await this.tenants.tokenUsage(principal.tenantId, now, monthStart);
     const byType: Record<string, TokenTypeUsageDto> = {};
     for (const row of rows) {
       byType[row.type] = {
@@ -141,9 +127,7 @@ export class TenantSelfService {
   }
 
   private async find(tenantId: string): Promise<Tenant> {
-    const tenant = await this.dataSource.manager.findOne(Tenant, {
-      where: { id: tenantId, deletedAt: IsNull() },
-    });
+    const tenant = await this.tenants.findLive(tenantId);
     if (tenant === null) {
       throw ApiError.notFound('Tenant');
     }

@@ -7,11 +7,11 @@ import { ApiError } from '../common/api-error';
 import { DELEGATE_EVERYTHING } from '../access/grants';
 import { KeyRotation } from '../crypto/key-rotation.service';
 import { MasterKeyring } from '../crypto/master-keyring.service';
+import { Database } from '../database/database.service';
 import { canonicalEmail, emailRefusal } from './email';
-import { TenantMember } from './tenant-member.entity';
+import { MembersRepository } from './members.repository';
 import { Tenant } from './tenant.entity';
-import { User } from './user.entity';
-import { Transactions } from '../database/transactions';
+import { TenantsRepository } from './tenants.repository';
 
 export interface CreatedTenant {
   tenant: Tenant;
@@ -23,7 +23,9 @@ export interface CreatedTenant {
 @Injectable()
 export class TenantsService {
   constructor(
-    private readonly transactions: Transactions,
+    private readonly db: Database,
+    private readonly tenants: TenantsRepository,
+    private readonly members: MembersRepository,
     private readonly applications: ApplicationsService,
     private readonly master: MasterKeyring,
     private readonly rotation: KeyRotation,
@@ -31,7 +33,7 @@ export class TenantsService {
 
   /** Tenant, its OWNER member, its keys and a management application: all or nothing. */
   async createTenant(name: string, ownerEmail: string, key?: string): Promise<CreatedTenant> {
-    return this.transactions.run(() => this.createIn(name, ownerEmail, key));
+    return this.db.transaction(() => this.createIn(name, ownerEmail, key));
   }
 
   /**
@@ -40,10 +42,9 @@ export class TenantsService {
    */
   async bootstrap(key?: string): Promise<CreatedTenant | null> {
     await this.unsealedIfEmpty();
-    return this.transactions.run(async () => {
-      const manager = this.transactions.manager;
-      await manager.query("SELECT pg_advisory_xact_lock(hashtext('token-vault:bootstrap'))");
-      if ((await manager.count(Tenant)) > 0) {
+    return this.db.transaction(async () => {
+      await this.tenants.lockBootstrap();
+      if (await this.tenants.anyExists()) {
         return null;
       }
       return this.createIn('Default', 'owner@token-vault.local', key);
@@ -52,7 +53,7 @@ export class TenantsService {
 
   /** Sealed on a new database: the default tenant's keys need the master keys, so setup waits for the unseal. */
   private async unsealedIfEmpty(): Promise<void> {
-    if (!this.master.sealed || (await this.transactions.manager.count(Tenant)) > 0) {
+    if (!this.master.sealed || (await this.tenants.anyExists())) {
       return;
     }
     new Logger('Setup').log(
@@ -64,36 +65,23 @@ export class TenantsService {
     }
   }
 
-  /** Inside the caller's transaction: every module writes through it (database/transactions.ts). */
+  /** The tenant's name, deleted or not. */
+  nameOf(tenantId: string): Promise<string> {
+    return this.tenants.nameOf(tenantId);
+  }
+
+  /** Inside the caller's transaction, which every module's repository joins (Database.transaction). */
   private async createIn(name: string, ownerEmail: string, key?: string): Promise<CreatedTenant> {
-    const manager = this.transactions.manager;
     const email = canonicalEmail(ownerEmail);
     const refusal = emailRefusal(email);
     if (refusal !== null) {
       throw ApiError.field('email', refusal);
     }
-    let user = await manager.findOne(User, { where: { email } });
-    if (user === null) {
-      user = manager.create(User, {
-        id: randomUUID(),
-        email,
-        firstName: null,
-        lastName: null,
-        picture: null,
-      });
-      await manager.insert(User, user);
-    }
-    const tenant = manager.create(Tenant, { id: randomUUID(), name, ownerId: user.id });
-    await manager.insert(Tenant, tenant);
-    await manager.insert(TenantMember, {
-      tenantId: tenant.id,
-      id: randomUUID(),
-      userId: user.id,
-      role: 'OWNER',
-      createdBy: null,
-      modifiedBy: null,
-      modifiedAt: null,
-    });
+    const user =
+      (await this.members.findUserByEmail(email)) ??
+      (await this.members.insertUser(email, { firstName: null, lastName: null }));
+    const tenant = await this.tenants.insert(randomUUID(), name, user.id);
+    await this.members.insert(tenant.id, { userId: user.id, role: 'OWNER', createdBy: null });
     await this.rotation.createTenantKeys(tenant.id);
     const { application, key: issued } = await this.applications.insert(
       tenant.id,

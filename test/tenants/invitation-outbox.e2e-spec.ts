@@ -1,10 +1,14 @@
 import { ApplicationLookups } from '../../src/applications/application-lookups.service';
 import { Clock } from '../../src/common/clock';
+import { Database } from '../../src/database/database.service';
 import { TenantCipher } from '../../src/crypto/tenant-cipher.service';
+import { InvitationMailSender } from '../../src/tenants/invitations/invitation-mail-sender';
 import {
-  InvitationMailSender,
+  InvitationMailsRepository,
   MAX_MAIL_ATTEMPTS,
-} from '../../src/tenants/invitations/invitation-mail-sender';
+} from '../../src/tenants/invitations/invitation-mails.repository';
+import { InvitationsRepository } from '../../src/tenants/invitations/invitations.repository';
+import { TenantsService } from '../../src/tenants/tenants.service';
 import { Mailer } from '../../src/mail/mailer';
 import { smtpEnv, startSmtpServer, TestSmtpServer } from '../support/mail';
 import { TestClock } from '../support/test-clock';
@@ -43,7 +47,9 @@ describe('invitation e-mail outbox', () => {
   /** A second sender on the same database, as another replica runs it. */
   const replicaSender = () =>
     new InvitationMailSender(
-      ctx.dataSource,
+      new InvitationMailsRepository(ctx.get(Database), clock),
+      ctx.get(InvitationsRepository),
+      ctx.get(TenantsService),
       ctx.get(TenantCipher),
       ctx.get(Mailer),
       ctx.get(ApplicationLookups),

@@ -1,40 +1,23 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { ApplicationLookups } from '../../applications/application-lookups.service';
 import { Clock } from '../../common/clock';
 import { BackoffOptions, causeOf, Poller, waitAtMost } from '../../common/supervisor';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { TenantCipher } from '../../crypto/tenant-cipher.service';
-import { DurableQueue } from '../../database/durable-queue';
-import { Tenant } from '../tenant.entity';
-import { Invitation, statusAt } from './invitation.entity';
+import { TenantsService } from '../tenants.service';
+import { statusAt } from './invitation.entity';
 import { invitationMail } from './invitation-mail';
+import { ClaimedMail, InvitationMailsRepository } from './invitation-mails.repository';
+import { InvitationsRepository } from './invitations.repository';
 import { MAIL_SECRET_SEAL } from './invitation-outbox';
 import { MailOutcome, Mailer, MailMessage } from '../../mail/mailer';
 
-/** Attempts before an e-mail is given up ("failed"); with the backoff below, about six hours of trying. */
-export const MAX_MAIL_ATTEMPTS = 12;
-export const MAIL_RETRY_BACKOFF: BackoffOptions = { initialMs: 30_000, maxMs: 3_600_000 };
-/**
- * A claimed e-mail is not claimed again for this long: longer than one SMTP attempt can last (its connect,
- * greeting and socket timeouts), so only a claim left by a process that died mid-send is ever retried.
- */
-export const MAIL_CLAIM_LEASE_MS = 5 * 60_000;
 /** How often pending e-mails are looked for (retries, and those left by a restart or another replica). */
 export const MAIL_POLL_MS = 15_000;
 const MAIL_POLL_BACKOFF: BackoffOptions = { initialMs: MAIL_POLL_MS, maxMs: 5 * 60_000 };
 /** How long a create or resend waits for its e-mail before answering "pending". */
 const REQUEST_WAIT_MS = 3_000;
 const SHUTDOWN_WAIT_MS = 5_000;
-
-interface Claimed {
-  id: string;
-  tenant_id: string;
-  invitation_id: string;
-  secret: Buffer | null;
-  attempts: number;
-}
 
 /** Why sending failed, safe to store and show: nodemailer's code and the SMTP reply code, never the text. */
 export function mailFailureCause(err: unknown): string {
@@ -66,31 +49,16 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
     MAIL_POLL_BACKOFF,
   );
 
-  private readonly queue: DurableQueue<Claimed>;
-
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly mails: InvitationMailsRepository,
+    private readonly invitations: InvitationsRepository,
+    private readonly tenants: TenantsService,
     private readonly cipher: TenantCipher,
     private readonly mailer: Mailer,
     private readonly applications: ApplicationLookups,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    this.queue = new DurableQueue(
-      dataSource,
-      clock,
-      {
-        name: 'invitation-mail',
-        table: 'invitation_outbox',
-        key: ['id'],
-        returning: ['tenant_id', 'invitation_id', 'secret'],
-        doneAt: 'sent_at',
-        leasedUntil: null,
-        clearedWhenDone: ['secret'],
-      },
-      { maxAttempts: MAX_MAIL_ATTEMPTS, backoff: MAIL_RETRY_BACKOFF, leaseMs: MAIL_CLAIM_LEASE_MS },
-    );
-  }
+  ) {}
 
   /** With the scheduled jobs: a look at once (e-mails left by a restart), then every MAIL_POLL_MS. */
   onApplicationBootstrap(): void {
@@ -143,12 +111,12 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
   }
 
   /** The oldest due e-mail (or e-mail `id` if due), leased to this process one at a time. */
-  private async claim(id: string | null): Promise<Claimed | null> {
-    const [row] = await this.queue.claim(1, id);
+  private async claim(id: string | null): Promise<ClaimedMail | null> {
+    const [row] = await this.mails.queue.claim(1, id);
     return row ?? null;
   }
 
-  private async attempt(row: Claimed): Promise<void> {
+  private async attempt(row: ClaimedMail): Promise<void> {
     let message: MailMessage | string;
     try {
       message = await this.render(row);
@@ -158,7 +126,7 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
       return;
     }
     if (typeof message === 'string') {
-      await this.queue.giveUp(row, message);
+      await this.mails.queue.giveUp(row, message);
       return;
     }
     let outcome: MailOutcome;
@@ -166,7 +134,7 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
       outcome = await this.mailer.send(message);
     } catch (err) {
       const cause = mailFailureCause(err);
-      const failed = await this.queue.attemptFailed(row, cause);
+      const failed = await this.mails.queue.attemptFailed(row, cause);
       // Never the message or the address: the message holds the link.
       this.logger.warn(
         { invitation: row.invitation_id, attempts: row.attempts, cause },
@@ -176,19 +144,16 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
       );
       return;
     }
-    await this.queue.complete(row, outcome);
+    await this.mails.queue.complete(row, outcome);
   }
 
   /** The e-mail of a claimed row, or why it can no longer be sent. */
-  private async render(row: Claimed): Promise<MailMessage | string> {
-    const manager = this.dataSource.manager;
-    const invitation = await manager.findOne(Invitation, {
-      where: { tenantId: row.tenant_id, id: row.invitation_id },
-    });
+  private async render(row: ClaimedMail): Promise<MailMessage | string> {
+    const invitation = await this.invitations.find(row.tenant_id, row.invitation_id);
     if (invitation === null || row.secret === null) {
       return 'GONE';
     }
-    if (this.queue.exhausted(row)) {
+    if (this.mails.queue.exhausted(row)) {
       return 'ABANDONED';
     }
     if (statusAt(invitation, this.clock.now()) === 'EXPIRED') {
@@ -200,14 +165,13 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
       row.id,
       row.secret,
     )) as string;
-    const tenant = await manager.findOneByOrFail(Tenant, { id: row.tenant_id });
     const inviter =
       invitation.createdBy === null
         ? null
         : await this.applications.findForTenant(invitation.tenantId, invitation.createdBy);
     return invitationMail({
       to: invitation.email,
-      tenantName: tenant.name,
+      tenantName: await this.tenants.nameOf(row.tenant_id),
       inviter: inviter?.name ?? 'A member of the team',
       link: `${this.config.publicUrl}/invitations/accept?token=${secret}`,
       expiresAt: invitation.expiresAt,

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { ApiError } from '../../common/api-error';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { InvitationMailsRepository } from './invitation-mails.repository';
 
 const HOUR_MS = 3600_000;
 
@@ -12,23 +12,19 @@ const HOUR_MS = 3600_000;
  */
 @Injectable()
 export class InvitationMailThrottle {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    private readonly mails: InvitationMailsRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   /**
    * Inside the caller's transaction: 429 (with Retry-After) when a limit is reached, otherwise the e-mail
    * is counted. The tenant's advisory lock makes concurrent sends of one tenant count one after another.
    */
-  async take(manager: EntityManager, tenantId: string, email: string, now: Date): Promise<void> {
-    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`invitation-mails:${tenantId}`]);
-    const since = new Date(now.getTime() - HOUR_MS);
-    await manager.query('DELETE FROM invitation_mails WHERE tenant_id = $1 AND sent_at <= $2', [
-      tenantId,
-      since,
-    ]);
-    const sent: { email: string; sent_at: Date }[] = await manager.query(
-      'SELECT email, sent_at FROM invitation_mails WHERE tenant_id = $1 ORDER BY sent_at, id',
-      [tenantId],
-    );
+  async take(tenantId: string, email: string, now: Date): Promise<void> {
+    await this.mails.lockTenantSends(tenantId);
+    await this.mails.forgetSendsUntil(tenantId, new Date(now.getTime() - HOUR_MS));
+    const sent = await this.mails.sends(tenantId);
     const toAddress = sent.filter((row) => row.email === email);
     const perAddress = this.config.invitationMailsPerAddressPerHour;
     if (toAddress.length >= perAddress) {
@@ -44,11 +40,7 @@ export class InvitationMailThrottle {
         retryAfter(sent, perTenant, now),
       );
     }
-    await manager.query('INSERT INTO invitation_mails (tenant_id, email, sent_at) VALUES ($1, $2, $3)', [
-      tenantId,
-      email,
-      now,
-    ]);
+    await this.mails.countSend(tenantId, email, now);
   }
 }
 

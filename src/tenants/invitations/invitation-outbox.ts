@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource, EntityManager, In } from 'typeorm';
 import { TenantCipher } from '../../crypto/tenant-cipher.service';
 import { InvitationDeliveryDto } from './dto/invitation.dto';
 import { Invitation } from './invitation.entity';
 import { InvitationMail } from './invitation-mail.entity';
+import { InvitationMailsRepository } from './invitation-mails.repository';
 
 /** What the secret of an outbox row is sealed as, bound to the row (see TenantCipher). */
 export const MAIL_SECRET_SEAL = 'invitation-mail';
@@ -24,7 +23,7 @@ export interface QueuedMail {
 @Injectable()
 export class InvitationOutbox {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly mails: InvitationMailsRepository,
     private readonly cipher: TenantCipher,
   ) {}
 
@@ -39,37 +38,20 @@ export class InvitationOutbox {
    * one, whose link no longer works.
    */
   async enqueue(
-    manager: EntityManager,
     invitation: Invitation,
     kind: InvitationMail['kind'],
     mail: QueuedMail,
     now: Date,
   ): Promise<void> {
-    await manager.delete(InvitationMail, { tenantId: invitation.tenantId, invitationId: invitation.id });
-    await manager.insert(InvitationMail, {
-      id: mail.id,
-      tenantId: invitation.tenantId,
-      invitationId: invitation.id,
-      kind,
-      status: 'pending',
-      secret: mail.secret,
-      attempts: 0,
-      lastError: null,
-      lastAttemptAt: null,
-      nextAttemptAt: now,
-      sentAt: null,
-      createdAt: now,
-    });
+    await this.mails.replace(
+      { id: mail.id, tenantId: invitation.tenantId, invitationId: invitation.id, kind, secret: mail.secret },
+      now,
+    );
   }
 
   /** The delivery of each invitation's e-mail, by invitation id; none for invitations older than the outbox. */
   async deliveries(tenantId: string, invitationIds: string[]): Promise<Map<string, InvitationDeliveryDto>> {
-    const rows =
-      invitationIds.length === 0
-        ? []
-        : await this.dataSource.manager.find(InvitationMail, {
-            where: { tenantId, invitationId: In(invitationIds) },
-          });
+    const rows = invitationIds.length === 0 ? [] : await this.mails.ofInvitations(tenantId, invitationIds);
     return new Map(rows.map((row) => [row.invitationId, toDeliveryDto(row)]));
   }
 }

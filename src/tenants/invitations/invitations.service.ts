@@ -1,18 +1,18 @@
-import { AuditService } from '../../audit/audit.service';
-import { auditEvent } from '../../audit/audit-event';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Brackets, DataSource, EntityManager } from 'typeorm';
-import { ApplicationLookups } from '../../applications/application-lookups.service';
 import { Principal } from '../../access/principal';
+import { ApplicationLookups } from '../../applications/application-lookups.service';
+import { auditEvent } from '../../audit/audit-event';
+import { AuditService } from '../../audit/audit.service';
 import { ApiError } from '../../common/api-error';
 import { Clock } from '../../common/clock';
 import { Page, pageOf, pageOffset } from '../../common/pagination';
 import { base58Fixed, hashSecret } from '../../crypto';
+import { Database } from '../../database/database.service';
+import { Events } from '../../events/events';
 import { canonicalEmail, emailRefusal, isCanonicalEmail } from '../email';
 import { MembersService, toMemberDto } from '../members.service';
-import { Tenant } from '../tenant.entity';
+import { TenantsService } from '../tenants.service';
 import {
   AcceptedInvitationDto,
   InvitationDeliveryDto,
@@ -23,8 +23,7 @@ import { Invitation, statusAt } from './invitation.entity';
 import { InvitationMailSender } from './invitation-mail-sender';
 import { InvitationMailThrottle } from './invitation-mail-throttle';
 import { InvitationOutbox } from './invitation-outbox';
-import { Transactions } from '../../database/transactions';
-import { Events } from '../../events/events';
+import { InvitationsRepository } from './invitations.repository';
 
 export const INVITATION_LIFETIME_MS = 72 * 60 * 60 * 1000;
 const SECRET_BYTES = 32;
@@ -40,14 +39,15 @@ const EXPIRED_LINK = 'This invitation has expired: ask for a new one.';
 @Injectable()
 export class InvitationsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly invitations: InvitationsRepository,
+    private readonly db: Database,
     private readonly applications: ApplicationLookups,
     private readonly outbox: InvitationOutbox,
     private readonly sender: InvitationMailSender,
     private readonly mailThrottle: InvitationMailThrottle,
     private readonly clock: Clock,
-    private readonly transactions: Transactions,
     private readonly members: MembersService,
+    private readonly tenants: TenantsService,
     private readonly audit: AuditService,
     private readonly events: Events,
   ) {}
@@ -62,20 +62,19 @@ export class InvitationsService {
     const now = this.clock.now();
     const secret = newSecret();
     const mail = await this.outbox.prepare(principal.tenantId, secret);
-    const invitation = await this.transactions.run(async () => {
-      const manager = this.transactions.manager;
+    const invitation = await this.db.transaction(async () => {
       if (await this.members.isMember(principal.tenantId, email)) {
         throw ApiError.conflict('This address belongs to a member of the tenant already.');
       }
-      const existing = await this.findByEmail(manager, principal.tenantId, email);
+      const existing = await this.invitations.findByEmail(principal.tenantId, email);
       if (existing !== null) {
         if (statusAt(existing, now) === 'PENDING') {
           throw ApiError.conflict('An invitation to this address is pending: resend it instead.');
         }
-        await manager.delete(Invitation, { tenantId: principal.tenantId, id: existing.id });
+        await this.invitations.remove(principal.tenantId, existing.id);
       }
-      await this.mailThrottle.take(manager, principal.tenantId, email, now);
-      const row = manager.create(Invitation, {
+      await this.mailThrottle.take(principal.tenantId, email, now);
+      const row: Invitation = {
         tenantId: principal.tenantId,
         id: randomUUID(),
         email,
@@ -86,13 +85,13 @@ export class InvitationsService {
         createdAt: now,
         modifiedBy: null,
         modifiedAt: null,
-      });
-      await manager.insert(Invitation, row);
-      await this.outbox.enqueue(manager, row, 'create', mail, now);
+      };
+      await this.invitations.insert(row);
+      await this.outbox.enqueue(row, 'create', mail, now);
       await this.audit.record(
         auditEvent(principal, 'tenant_invitation', row.id, 'create', 'Invitation created'),
       );
-      await this.events.publish(principal.tenantId, 'tenant.invitation.created', { id: row.id }, manager);
+      await this.events.publish(principal.tenantId, 'tenant.invitation.created', { id: row.id });
       return row;
     });
     await this.sender.sendSoon(mail.id);
@@ -107,9 +106,9 @@ export class InvitationsService {
     const now = this.clock.now();
     const secret = newSecret();
     const mail = await this.outbox.prepare(principal.tenantId, secret);
-    await this.dataSource.transaction(async (manager) => {
-      const found = await this.find(principal.tenantId, id, manager);
-      await this.mailThrottle.take(manager, principal.tenantId, found.email, now);
+    await this.db.transaction(async () => {
+      const found = await this.find(principal.tenantId, id);
+      await this.mailThrottle.take(principal.tenantId, found.email, now);
       Object.assign(found, {
         status: 'PENDING',
         secretHash: hashSecret(secret),
@@ -117,23 +116,16 @@ export class InvitationsService {
         modifiedBy: principal.applicationId,
         modifiedAt: now,
       });
-      await manager.update(
-        Invitation,
-        { tenantId: principal.tenantId, id },
-        {
-          status: found.status,
-          secretHash: found.secretHash,
-          expiresAt: found.expiresAt,
-          modifiedBy: found.modifiedBy,
-          modifiedAt: found.modifiedAt,
-        },
-      );
-      await this.outbox.enqueue(manager, found, 'resend', mail, now);
-      await this.audit.record(
-        auditEvent(principal, 'tenant_invitation', id, 'resend', 'Invitation resent'),
-        manager,
-      );
-      await this.events.publish(principal.tenantId, 'tenant.invitation.resent', { id }, manager);
+      await this.invitations.renew(principal.tenantId, id, {
+        status: found.status,
+        secretHash: found.secretHash,
+        expiresAt: found.expiresAt,
+        modifiedBy: found.modifiedBy,
+        modifiedAt: found.modifiedAt,
+      });
+      await this.outbox.enqueue(found, 'resend', mail, now);
+      await this.audit.record(auditEvent(principal, 'tenant_invitation', id, 'resend', 'Invitation resent'));
+      await this.events.publish(principal.tenantId, 'tenant.invitation.resent', { id });
     });
     await this.sender.sendSoon(mail.id);
     return this.get(principal, id);
@@ -141,22 +133,12 @@ export class InvitationsService {
 
   async list(principal: Principal, query: ListInvitationsQueryDto): Promise<Page<InvitationDto>> {
     const now = this.clock.now();
-    const builder = this.dataSource.manager
-      .createQueryBuilder(Invitation, 'i')
-      .where('i.tenant_id = :tenantId', { tenantId: principal.tenantId });
-    if (query.status === 'PENDING') {
-      builder.andWhere("i.status = 'PENDING' AND i.expires_at > :now", { now });
-    } else if (query.status === 'EXPIRED') {
-      builder.andWhere(
-        new Brackets((q) => q.where("i.status = 'EXPIRED'").orWhere('i.expires_at <= :now', { now })),
-      );
-    }
-    const [rows, total] = await builder
-      .orderBy('i.created_at', 'DESC')
-      .addOrderBy('i.id', 'ASC')
-      .skip(pageOffset(query))
-      .take(query.size)
-      .getManyAndCount();
+    const [rows, total] = await this.invitations.page(principal.tenantId, {
+      status: query.status,
+      now,
+      offset: pageOffset(query),
+      size: query.size,
+    });
     const deliveries = await this.outbox.deliveries(
       principal.tenantId,
       rows.map((r) => r.id),
@@ -176,34 +158,27 @@ export class InvitationsService {
 
   /** Deleted: its links stop working at once. */
   async delete(principal: Principal, id: string): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      const result = await manager.delete(Invitation, { tenantId: principal.tenantId, id });
-      if ((result.affected ?? 0) === 0) {
+    await this.db.transaction(async () => {
+      if (!(await this.invitations.remove(principal.tenantId, id))) {
         throw ApiError.notFound('Invitation');
       }
-      await this.audit.record(
-        auditEvent(principal, 'tenant_invitation', id, 'delete', 'Invitation deleted'),
-        manager,
-      );
-      await this.events.publish(principal.tenantId, 'tenant.invitation.deleted', { id }, manager);
+      await this.audit.record(auditEvent(principal, 'tenant_invitation', id, 'delete', 'Invitation deleted'));
+      await this.events.publish(principal.tenantId, 'tenant.invitation.deleted', { id });
     });
   }
 
   /** For the acceptance page: whose invitation a link is, or why it does not work. */
   async view(secret: string): Promise<InvitationView> {
-    const invitation = await this.dataSource.manager.findOne(Invitation, {
-      where: { secretHash: hashSecret(secret) },
-    });
+    const invitation = await this.invitations.findBySecret(hashSecret(secret));
     if (invitation === null) {
       return { ok: false, status: 404, message: VOID_LINK };
     }
     if (statusAt(invitation, this.clock.now()) === 'EXPIRED') {
       return { ok: false, status: 410, message: EXPIRED_LINK };
     }
-    const tenant = await this.dataSource.manager.findOneByOrFail(Tenant, { id: invitation.tenantId });
     return {
       ok: true,
-      tenantName: tenant.name,
+      tenantName: await this.tenants.nameOf(invitation.tenantId),
       inviter: await this.inviterOf(invitation),
       email: invitation.email,
     };
@@ -212,13 +187,8 @@ export class InvitationsService {
   /** Creates (or reuses) the user, makes them an ADMIN member and consumes the invitation, all at once. */
   async accept(secret: string, firstName: string, lastName: string): Promise<AcceptedInvitationDto> {
     const now = this.clock.now();
-    const member = await this.transactions.run(async () => {
-      const manager = this.transactions.manager;
-      const invitation = await manager
-        .createQueryBuilder(Invitation, 'i')
-        .setLock('pessimistic_write')
-        .where('i.secret_hash = :hash', { hash: hashSecret(secret) })
-        .getOne();
+    const member = await this.db.transaction(async () => {
+      const invitation = await this.invitations.lockBySecret(hashSecret(secret));
       // A stored address not in canonical form (written before canonicalisation) was mailed to a mailbox
       // that is not the user's it would fold to: it never attaches to anyone.
       if (invitation === null || !isCanonicalEmail(invitation.email)) {
@@ -227,7 +197,7 @@ export class InvitationsService {
       if (statusAt(invitation, now) === 'EXPIRED') {
         throw new ApiError(410, EXPIRED_LINK);
       }
-      await manager.delete(Invitation, { tenantId: invitation.tenantId, id: invitation.id });
+      await this.invitations.remove(invitation.tenantId, invitation.id);
       if (await this.members.isMember(invitation.tenantId, invitation.email)) {
         throw ApiError.conflict('This address belongs to a member of the tenant already.');
       }
@@ -251,18 +221,12 @@ export class InvitationsService {
   }
 
   /** PENDING invitations past expires_at become EXPIRED; one statement, so replicas cannot collide. */
-  async expireDue(now: Date): Promise<number> {
-    const result = await this.dataSource.manager
-      .createQueryBuilder()
-      .update(Invitation)
-      .set({ status: 'EXPIRED', modifiedAt: now })
-      .where("status = 'PENDING' AND expires_at <= :now", { now })
-      .execute();
-    return result.affected ?? 0;
+  expireDue(now: Date): Promise<number> {
+    return this.invitations.expireDue(now);
   }
 
-  async tenantNameOf(tenantId: string): Promise<string> {
-    return (await this.dataSource.manager.findOneByOrFail(Tenant, { id: tenantId })).name;
+  tenantNameOf(tenantId: string): Promise<string> {
+    return this.tenants.nameOf(tenantId);
   }
 
   private async inviterOf(invitation: Invitation): Promise<string> {
@@ -273,21 +237,12 @@ export class InvitationsService {
     return app?.name ?? 'A member of the team';
   }
 
-  private async find(
-    tenantId: string,
-    id: string,
-    manager: EntityManager = this.dataSource.manager,
-  ): Promise<Invitation> {
-    const invitation = await manager.findOne(Invitation, { where: { tenantId, id } });
+  private async find(tenantId: string, id: string): Promise<Invitation> {
+    const invitation = await this.invitations.find(tenantId, id);
     if (invitation === null) {
       throw ApiError.notFound('Invitation');
     }
     return invitation;
-  }
-
-  /** The invitation to this exact (canonical) address. */
-  private findByEmail(manager: EntityManager, tenantId: string, email: string): Promise<Invitation | null> {
-    return manager.findOne(Invitation, { where: { tenantId, email } });
   }
 }
 
