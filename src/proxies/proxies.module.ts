@@ -1,28 +1,21 @@
 import { AuthModule } from '../auth/auth.module';
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationsModule } from '../applications/applications.module';
 import { SandboxBridgesModule } from '../sandbox-bridges/sandbox-bridges.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { ProxiesController } from './proxies.controller';
+import { ProxiesRepository } from './proxies.repository';
 import { ProxiesService } from './proxies.service';
 import { ProxyCache } from './proxy-cache';
 import { ProxyForwarderController } from './proxy-forwarder.controller';
 import { ProxyForwarder } from './proxy-forwarder.service';
 import { ProxyTransforms } from './proxy-transforms';
-import { Proxy } from './proxy.entity';
 
 /** Configured proxies (/proxies) and the /proxy forwarder. */
 @Module({
-  imports: [
-    TypeOrmModule.forFeature([Proxy]),
-    ApplicationsModule,
-    AuthModule,
-    TokensModule,
-    SandboxBridgesModule,
-  ],
+  imports: [ApplicationsModule, AuthModule, TokensModule, SandboxBridgesModule],
   controllers: [ProxiesController, ProxyForwarderController],
-  providers: [ProxiesService, ProxyCache, ProxyForwarder, ProxyTransforms],
+  providers: [ProxiesService, ProxiesRepository, ProxyCache, ProxyForwarder, ProxyTransforms],
   exports: [ProxiesService],
 })
 export class ProxiesModule {}

@@ -1,17 +1,17 @@
 import { AuditService } from '../audit/audit.service';
 import { auditEvent } from '../audit/audit-event';
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Events } from '../events/events';
-import { Repository } from 'typeorm';
 import { ApplicationLookups } from '../applications/application-lookups.service';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
-import { findIdAndNamePage, Page, pageOf } from '../common/pagination';
+import { Page, pageOf } from '../common/pagination';
 import { generateProxyKey, hashSecret } from '../crypto/secrets';
 import { TenantCipher } from '../crypto/tenant-cipher.service';
+import { Database } from '../database/database.service';
 import { ListProxiesQueryDto, ProxyBodyDto, ProxyDto } from './dto/proxy.dto';
+import { ProxiesRepository } from './proxies.repository';
 import { ProxyCache } from './proxy-cache';
 import { checkProxyBody } from './proxy-rules';
 import { Proxy } from './proxy.entity';
@@ -26,7 +26,8 @@ const CONFIGURATION_SEAL = 'proxy-configuration';
 @Injectable()
 export class ProxiesService {
   constructor(
-    @InjectRepository(Proxy) private readonly proxies: Repository<Proxy>,
+    private readonly proxies: ProxiesRepository,
+    private readonly db: Database,
     private readonly applications: ApplicationLookups,
     private readonly cipher: TenantCipher,
     private readonly cache: ProxyCache,
@@ -59,16 +60,16 @@ export class ProxiesService {
       modifiedBy: null,
       modifiedAt: null,
     };
-    await this.proxies.manager.transaction(async (m) => {
-      await m.insert(Proxy, row);
-      await this.audit.record(auditEvent(principal, 'proxy', id, 'create', 'Proxy created'), m);
-      await this.events.publish(principal.tenantId, 'proxy.created', { id }, m);
+    await this.db.transaction(async () => {
+      await this.proxies.insert(row);
+      await this.audit.record(auditEvent(principal, 'proxy', id, 'create', 'Proxy created'));
+      await this.events.publish(principal.tenantId, 'proxy.created', { id });
     });
     return this.get(principal, id);
   }
 
   async list(principal: Principal, query: ListProxiesQueryDto): Promise<Page<ProxyDto>> {
-    const [rows, total] = await findIdAndNamePage(this.proxies, principal.tenantId, query);
+    const [rows, total] = await this.proxies.page(principal.tenantId, query);
     return pageOf(await Promise.all(rows.map((row) => this.toDto(row))), total, query);
   }
 
@@ -107,39 +108,34 @@ export class ProxiesService {
     const { tenantId, id } = proxy;
     const applicationId = await this.applications.requireBindable(principal, dto.application?.id ?? null);
     const configuration = await this.seal(tenantId, id, checked.configuration);
-    await this.proxies.manager.transaction(async (manager) => {
-      await manager.update(
-        Proxy,
-        { tenantId, id },
-        {
-          name: dto.name,
-          destinationUrl: checked.destinationUrl,
-          requestTransformCode: checked.requestTransformCode,
-          responseTransformCode: checked.responseTransformCode,
-          applicationId,
-          configuration,
-          requireAuth: checked.requireAuth,
-          disableDetokenization: checked.disableDetokenization,
-          modifiedBy: principal.applicationId,
-          modifiedAt: this.clock.now(),
-        },
-      );
-      await this.cache.changed(manager, id);
-      await this.audit.record(auditEvent(principal, 'proxy', id, 'update', 'Proxy updated'), manager);
-      await this.events.publish(principal.tenantId, 'proxy.updated', { id }, manager);
+    await this.db.transaction(async () => {
+      await this.proxies.update(tenantId, id, {
+        name: dto.name,
+        destinationUrl: checked.destinationUrl,
+        requestTransformCode: checked.requestTransformCode,
+        responseTransformCode: checked.responseTransformCode,
+        applicationId,
+        configuration,
+        requireAuth: checked.requireAuth,
+        disableDetokenization: checked.disableDetokenization,
+        modifiedBy: principal.applicationId,
+        modifiedAt: this.clock.now(),
+      });
+      await this.cache.changed(id);
+      await this.audit.record(auditEvent(principal, 'proxy', id, 'update', 'Proxy updated'));
+      await this.events.publish(principal.tenantId, 'proxy.updated', { id });
     });
     return this.get(principal, id);
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
-    await this.proxies.manager.transaction(async (manager) => {
-      const result = await manager.delete(Proxy, { tenantId: principal.tenantId, id });
-      if ((result.affected ?? 0) === 0) {
+    await this.db.transaction(async () => {
+      if (!(await this.proxies.delete(principal.tenantId, id))) {
         throw ApiError.notFound('Proxy');
       }
-      await this.cache.changed(manager, id);
-      await this.audit.record(auditEvent(principal, 'proxy', id, 'delete', 'Proxy deleted'), manager);
-      await this.events.publish(principal.tenantId, 'proxy.deleted', { id }, manager);
+      await this.cache.changed(id);
+      await this.audit.record(auditEvent(principal, 'proxy', id, 'delete', 'Proxy deleted'));
+      await this.events.publish(principal.tenantId, 'proxy.deleted', { id });
     });
   }
 
@@ -150,7 +146,7 @@ export class ProxiesService {
     if (cached !== undefined) {
       return cached;
     }
-    const proxy = await this.proxies.findOne({ where: { keyHash } });
+    const proxy = await this.proxies.findByKeyHash(keyHash);
     if (proxy === null) {
       return null;
     }
@@ -160,7 +156,7 @@ export class ProxiesService {
   }
 
   private async find(tenantId: string, id: string): Promise<Proxy> {
-    const proxy = await this.proxies.findOne({ where: { tenantId, id } });
+    const proxy = await this.proxies.find(tenantId, id);
     if (proxy === null) {
       throw ApiError.notFound('Proxy');
     }

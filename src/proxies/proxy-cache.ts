@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { PerReplicaCache } from '../common/per-replica-cache';
 import { ChangeChannel, ChangeFeed } from '../database/change-feed';
+import { Database } from '../database/database.service';
 import type { LoadedProxy } from './loaded-proxy';
 
 /** Bound on staleness if a replica ever misses an invalidation. */
@@ -18,7 +18,10 @@ export class ProxyCache {
   private readonly byHash = new PerReplicaCache<LoadedProxy>(TTL_MS, MAX_ENTRIES);
   private readonly channel: ChangeChannel;
 
-  constructor(feed: ChangeFeed) {
+  constructor(
+    feed: ChangeFeed,
+    private readonly db: Database,
+  ) {
     this.channel = feed.subscribe(CHANNEL, {
       evict: (proxyId) => this.evict(proxyId),
       reset: () => this.byHash.clear(),
@@ -34,8 +37,8 @@ export class ProxyCache {
   }
 
   /** Call inside the transaction that changes or deletes the proxy. */
-  changed(manager: EntityManager, proxyId: string): Promise<void> {
-    return this.channel.changed(manager, proxyId);
+  changed(proxyId: string): Promise<void> {
+    return this.channel.changed(this.db.manager, proxyId);
   }
 
   private evict(proxyId: string): void {

@@ -1,14 +1,13 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationsModule } from '../applications/applications.module';
-import { ReactorFormula } from './reactor-formula.entity';
 import { ReactorFormulasController } from './reactor-formulas.controller';
+import { ReactorFormulasRepository } from './reactor-formulas.repository';
 import { ReactorFormulasService } from './reactor-formulas.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ReactorFormula]), ApplicationsModule],
+  imports: [ApplicationsModule],
   controllers: [ReactorFormulasController],
-  providers: [ReactorFormulasService],
+  providers: [ReactorFormulasService, ReactorFormulasRepository],
   exports: [ReactorFormulasService],
 })
 export class ReactorFormulasModule {}

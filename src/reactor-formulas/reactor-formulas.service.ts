@@ -1,14 +1,12 @@
 import { AuditService } from '../audit/audit.service';
 import { auditEvent } from '../audit/audit-event';
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { Brackets, EntityManager, Repository } from 'typeorm';
 import { ApplicationLookups } from '../applications/application-lookups.service';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
-import { Page, pageOf, pageOffset } from '../common/pagination';
-import { wildcardToLike } from '../common/query';
+import { Page, pageOf } from '../common/pagination';
+import { Database } from '../database/database.service';
 import {
   ListReactorFormulasQueryDto,
   ReactorFormulaBodyDto,
@@ -16,17 +14,19 @@ import {
 } from './dto/reactor-formula.dto';
 import { checkFormulaBody } from './formula-rules';
 import { ReactorFormula } from './reactor-formula.entity';
+import { ReactorFormulasRepository } from './reactor-formulas.repository';
 import { Clock } from '../common/clock';
 
 /** Called inside the transaction that changes or deletes a formula. */
-export type FormulaChangeHook = (manager: EntityManager, formulaId: string) => Promise<void>;
+export type FormulaChangeHook = (formulaId: string) => Promise<void>;
 
 @Injectable()
 export class ReactorFormulasService {
   private readonly changeHooks: FormulaChangeHook[] = [];
 
   constructor(
-    @InjectRepository(ReactorFormula) private readonly formulas: Repository<ReactorFormula>,
+    private readonly formulas: ReactorFormulasRepository,
+    private readonly db: Database,
     private readonly applications: ApplicationLookups,
     private readonly clock: Clock,
     private readonly audit: AuditService,
@@ -39,7 +39,7 @@ export class ReactorFormulasService {
 
   async create(principal: Principal, dto: ReactorFormulaBodyDto): Promise<ReactorFormulaDto> {
     requirePrivate(dto);
-    const formula = this.formulas.create({
+    const formula = Object.assign(new ReactorFormula(), {
       id: randomUUID(),
       tenantId: principal.tenantId,
       ...fieldsOf(dto),
@@ -47,11 +47,10 @@ export class ReactorFormulasService {
       modifiedBy: null,
       modifiedAt: null,
     });
-    await this.formulas.manager.transaction(async (m) => {
-      await m.insert(ReactorFormula, formula);
+    await this.db.transaction(async () => {
+      await this.formulas.insert(formula);
       await this.audit.record(
         auditEvent(principal, 'reactor_formula', formula.id, 'create', 'Formula created'),
-        m,
       );
     });
     return this.get(principal, formula.id);
@@ -59,24 +58,7 @@ export class ReactorFormulasService {
 
   /** Official formulas and the tenant's private ones, newest first. */
   async list(principal: Principal, query: ListReactorFormulasQueryDto): Promise<Page<ReactorFormulaDto>> {
-    const builder = this.formulas
-      .createQueryBuilder('f')
-      .where(
-        new Brackets((visible) =>
-          visible
-            .where('f.tenant_id = :tenantId', { tenantId: principal.tenantId })
-            .orWhere('f.tenant_id IS NULL'),
-        ),
-      );
-    if (query.name !== undefined) {
-      builder.andWhere(`f.name ILIKE :name ESCAPE '\\'`, { name: wildcardToLike(query.name) });
-    }
-    const [rows, total] = await builder
-      .orderBy('f.created_at', 'DESC')
-      .addOrderBy('f.id', 'ASC')
-      .skip(pageOffset(query))
-      .take(query.size)
-      .getManyAndCount();
+    const [rows, total] = await this.formulas.findVisiblePage(principal.tenantId, query);
     return pageOf(rows.map(toFormulaDto), total, query);
   }
 
@@ -89,52 +71,44 @@ export class ReactorFormulasService {
     requirePrivate(dto);
     // New code runs as the applications of the reactors built from it: as binding them, the caller must
     // hold what they hold.
-    const bound = await this.formulas.query<{ application_id: string }[]>(
-      `SELECT DISTINCT application_id FROM reactors
-        WHERE tenant_id = $1 AND formula_id = $2 AND application_id IS NOT NULL`,
-      [principal.tenantId, id],
-    );
-    for (const { application_id: applicationId } of bound) {
+    for (const applicationId of await this.formulas.boundApplicationIds(principal.tenantId, id)) {
       await this.applications.requireBindable(principal, applicationId);
     }
-    await this.formulas.manager.transaction(async (m) => {
-      await m.update(
-        ReactorFormula,
-        { tenantId: principal.tenantId, id },
-        { ...fieldsOf(dto), modifiedBy: principal.applicationId, modifiedAt: this.clock.now() },
-      );
-      await this.audit.record(auditEvent(principal, 'reactor_formula', id, 'update', 'Formula updated'), m);
-      await this.changedIn(m, id);
+    await this.db.transaction(async () => {
+      await this.formulas.update(principal.tenantId, id, {
+        ...fieldsOf(dto),
+        modifiedBy: principal.applicationId,
+        modifiedAt: this.clock.now(),
+      });
+      await this.audit.record(auditEvent(principal, 'reactor_formula', id, 'update', 'Formula updated'));
+      await this.changed(id);
     });
     return this.get(principal, id);
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
     await this.findOwn(principal.tenantId, id);
-    const [{ count }] = await this.formulas.query<{ count: string }[]>(
-      'SELECT count(*) AS count FROM reactors WHERE tenant_id = $1 AND formula_id = $2',
-      [principal.tenantId, id],
-    );
-    if (Number(count) > 0) {
+    const count = await this.formulas.countReactorsUsing(principal.tenantId, id);
+    if (count > 0) {
       throw ApiError.conflict(`The formula is used by ${count} reactor(s): delete them first.`);
     }
-    await this.formulas.manager.transaction(async (m) => {
-      await m.delete(ReactorFormula, { tenantId: principal.tenantId, id });
-      await this.audit.record(auditEvent(principal, 'reactor_formula', id, 'delete', 'Formula deleted'), m);
-      await this.changedIn(m, id);
+    await this.db.transaction(async () => {
+      await this.formulas.delete(principal.tenantId, id);
+      await this.audit.record(auditEvent(principal, 'reactor_formula', id, 'delete', 'Formula deleted'));
+      await this.changed(id);
     });
   }
 
-  private async changedIn(manager: EntityManager, id: string): Promise<void> {
+  private async changed(id: string): Promise<void> {
     for (const hook of this.changeHooks) {
-      await hook(manager, id);
+      await hook(id);
     }
   }
 
   /** An official formula or one of the tenant's: what reactors may be built from. */
   async findVisible(tenantId: string, id: string): Promise<ReactorFormula> {
-    const formula = await this.formulas.findOne({ where: { id } });
-    if (formula === null || (formula.tenantId !== null && formula.tenantId !== tenantId)) {
+    const formula = await this.formulas.findVisible(tenantId, id);
+    if (formula === null) {
       throw ApiError.notFound('Reactor formula');
     }
     return formula;
@@ -154,7 +128,7 @@ export class ReactorFormulasService {
     if (dto.type !== 'official') {
       throw ApiError.field('type', 'must be official');
     }
-    const formula = this.formulas.create({
+    const formula = Object.assign(new ReactorFormula(), {
       id: randomUUID(),
       tenantId: null,
       ...fieldsOf(dto),
@@ -163,7 +137,11 @@ export class ReactorFormulasService {
       modifiedAt: null,
     });
     await this.formulas.insert(formula);
-    return toFormulaDto(await this.formulas.findOneByOrFail({ id: formula.id }));
+    const created = await this.formulas.findOfficial(formula.id);
+    if (created === null) {
+      throw new Error(`official formula ${formula.id} not found after its insert`);
+    }
+    return toFormulaDto(created);
   }
 }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { PerReplicaCache } from '../common/per-replica-cache';
 import { ChangeChannel, ChangeFeed } from '../database/change-feed';
+import { Database } from '../database/database.service';
 import { ReactorFormulasService } from '../reactor-formulas/reactor-formulas.service';
 import type { LoadedReactor } from './load-reactor';
 
@@ -20,12 +20,16 @@ export class ReactorCache {
   private readonly byId = new PerReplicaCache<LoadedReactor>(TTL_MS, MAX_ENTRIES);
   private readonly channel: ChangeChannel;
 
-  constructor(feed: ChangeFeed, formulas: ReactorFormulasService) {
+  constructor(
+    feed: ChangeFeed,
+    formulas: ReactorFormulasService,
+    private readonly db: Database,
+  ) {
     this.channel = feed.subscribe(CHANNEL, {
       evict: (id) => this.evict(id),
       reset: () => this.byId.clear(),
     });
-    formulas.onChange((manager, formulaId) => this.changed(manager, formulaId));
+    formulas.onChange((formulaId) => this.changed(formulaId));
   }
 
   get(tenantId: string, id: string): LoadedReactor | undefined {
@@ -37,8 +41,8 @@ export class ReactorCache {
   }
 
   /** Call inside the transaction that changes or deletes a reactor, or a formula (`id`: either's). */
-  changed(manager: EntityManager, id: string): Promise<void> {
-    return this.channel.changed(manager, id);
+  changed(id: string): Promise<void> {
+    return this.channel.changed(this.db.manager, id);
   }
 
   private evict(id: string): void {

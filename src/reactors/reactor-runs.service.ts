@@ -1,7 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource, LessThanOrEqual, Repository } from 'typeorm';
 import { Principal } from '../access/principal';
 import { AuditService } from '../audit/audit.service';
 import { auditEvent } from '../audit/audit-event';
@@ -11,14 +9,14 @@ import { CustomHttpResponse } from '../common/custom-http-response';
 import { toProblem } from '../common/to-problem';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { TenantCipher } from '../crypto/tenant-cipher.service';
-import { ClaimOnceQueue, ClaimOnceTable } from '../database/claim-once-queue';
+import { Database } from '../database/database.service';
 import { JsonValue, SandboxRefused } from '../sandbox/sandbox.provider';
 import { AsyncReactResponseDto, ReactorResultDto, ReactRequestDto } from './dto/react.dto';
 import { ReactService } from './react.service';
 import { ReactorRun } from './reactor-run.entity';
+import { ClaimedRun, ReactorRunsRepository } from './reactor-runs.repository';
 import { ReactorsService } from './reactors.service';
 import { RunShares } from './run-shares';
-import { outsideWholeTransaction, whenCommitted } from '../database/whole-transaction';
 
 /** How long a run's result is kept (then the purge job deletes it). */
 export const RESULT_TTL_MS = 24 * 60 * 60 * 1000;
@@ -28,24 +26,6 @@ export const POLL_MS = 500;
 const STALE_AFTER_MS = 60_000;
 const REQUEST_SEAL = 'reactor-run-request';
 const RESULT_SEAL = 'reactor-run-result';
-/** Claimed once: `running` from the claim on, never leased, so a run is never started twice. */
-const RUN_QUEUE: ClaimOnceTable = {
-  table: 'reactor_runs',
-  returning: ['reactor_id', 'request'],
-  claimedStatus: 'running',
-  claimedAt: 'started_at',
-  order: 'created_at',
-  doneAt: 'completed_at',
-  clearedWhenDone: ['request'],
-};
-
-export interface Claimed {
-  tenant_id: string;
-  id: string;
-  reactor_id: string;
-  request: Buffer;
-}
-
 /** What a finished run stored: the synchronous answer, or the error it would have been. */
 type StoredResult = { ok: true; tokens: unknown; raw: unknown } | { ok: false; error: unknown };
 
@@ -59,22 +39,20 @@ type StoredResult = { ok: true; tokens: unknown; raw: unknown } | { ok: false; e
 export class ReactorRunsService implements OnApplicationShutdown {
   private readonly logger = new Logger('ReactorRuns');
   private readonly shares: RunShares;
-  private readonly queue: ClaimOnceQueue<Claimed>;
   private polling = false;
   private closed = false;
 
   constructor(
-    @InjectRepository(ReactorRun) private readonly runs: Repository<ReactorRun>,
+    private readonly runs: ReactorRunsRepository,
+    private readonly db: Database,
     private readonly reactors: ReactorsService,
     private readonly react: ReactService,
     private readonly cipher: TenantCipher,
     private readonly clock: Clock,
     private readonly audit: AuditService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @InjectDataSource() dataSource: DataSource,
   ) {
     this.shares = new RunShares(config.sandboxTenantRunningMax);
-    this.queue = new ClaimOnceQueue(dataSource, clock, RUN_QUEUE);
   }
 
   onApplicationShutdown(): void {
@@ -87,7 +65,7 @@ export class ReactorRunsService implements OnApplicationShutdown {
     const args = await this.react.argsFor(caller, loaded, body);
     const id = randomUUID();
     const now = this.clock.now();
-    const row: Partial<ReactorRun> = {
+    const row: ReactorRun = {
       tenantId: caller.tenantId,
       id,
       reactorId,
@@ -101,24 +79,21 @@ export class ReactorRunsService implements OnApplicationShutdown {
       expiresAt: new Date(now.getTime() + RESULT_TTL_MS),
     };
     // The run and its record commit together: no record of a run that never queued, no unrecorded run.
-    await this.runs.manager.transaction(async (m) => {
-      await m.insert(ReactorRun, row);
+    await this.db.transaction(async () => {
+      await this.runs.insert(row);
       await this.audit.record(
         auditEvent(caller, 'reactor', reactorId, 'react-async', `Reactor invoked asynchronously (run ${id})`),
-        m,
       );
     });
     // Inside a keyed request's whole transaction the run commits with the request: a poll before that
     // would not see it, and a replica without the scheduled jobs would not look again.
-    whenCommitted(() => this.kick());
+    this.db.whenCommitted(() => this.kick());
     return { id, asyncReactorRequestId: id, status: 'pending' };
   }
 
   /** Only the application that started a run reads it: to another application it does not exist (404). */
   async result(caller: Principal, reactorId: string, id: string): Promise<ReactorResultDto> {
-    const run = await this.runs.findOne({
-      where: { tenantId: caller.tenantId, id, reactorId, createdBy: caller.applicationId },
-    });
+    const run = await this.runs.findStartedBy(caller.tenantId, reactorId, id, caller.applicationId);
     if (run === null || run.expiresAt.getTime() <= this.clock.now().getTime()) {
       throw ApiError.notFound('Reactor result');
     }
@@ -145,8 +120,7 @@ export class ReactorRunsService implements OnApplicationShutdown {
 
   /** Results past their 24 hours, deleted (the scheduled purge). */
   async purgeExpired(now: Date): Promise<number> {
-    const result = await this.runs.delete({ expiresAt: LessThanOrEqual(now) });
-    return result.affected ?? 0;
+    return this.runs.deleteExpired(now);
   }
 
   /**
@@ -160,7 +134,8 @@ export class ReactorRunsService implements OnApplicationShutdown {
     }
     this.polling = true;
     // Not in the transaction of the keyed request that queued a run (whole-transaction.ts).
-    outsideWholeTransaction(() => this.poll())
+    this.db
+      .outsideRequest(() => this.poll())
       .catch((err: unknown) => this.logger.warn({ err: { type: (err as Error).name } }, 'polling failed'))
       .finally(() => (this.polling = false));
   }
@@ -201,8 +176,8 @@ export class ReactorRunsService implements OnApplicationShutdown {
    * (ClaimOnceQueue.claimFair): a tenant with one run waiting is served before another's hundredth; and no
    * tenant takes more of this replica than its share (RunShares).
    */
-  async claim(limit: number): Promise<Claimed[]> {
-    const claimed = await this.queue.claimFair(limit, this.shares.allowances(limit));
+  async claim(limit: number): Promise<ClaimedRun[]> {
+    const claimed = await this.runs.queue.claimFair(limit, this.shares.allowances(limit));
     for (const run of claimed) {
       this.shares.started(run.tenant_id);
     }
@@ -210,7 +185,7 @@ export class ReactorRunsService implements OnApplicationShutdown {
   }
 
   /** Runs a claimed run and stores its result; true when the sandbox turned it away (back in the queue). */
-  private async execute(claimed: Claimed): Promise<boolean> {
+  private async execute(claimed: ClaimedRun): Promise<boolean> {
     const { tenant_id: tenantId, id } = claimed;
     let stored: StoredResult;
     try {
@@ -223,7 +198,7 @@ export class ReactorRunsService implements OnApplicationShutdown {
     } catch (err) {
       if (err instanceof SandboxRefused) {
         // Turned away before it ran (the sandbox is full): back in the queue.
-        await this.queue.release(claimed);
+        await this.runs.queue.release(claimed);
         return true;
       }
       stored = { ok: false, error: errorBody(err) };
@@ -233,7 +208,7 @@ export class ReactorRunsService implements OnApplicationShutdown {
   }
 
   private async finish(tenantId: string, id: string, stored: StoredResult): Promise<void> {
-    await this.queue.complete({ tenant_id: tenantId, id }, stored.ok ? 'completed' : 'failed', {
+    await this.runs.queue.complete({ tenant_id: tenantId, id }, stored.ok ? 'completed' : 'failed', {
       result: await this.cipher.sealJson(RESULT_SEAL, tenantId, id, stored),
     });
   }
@@ -241,7 +216,7 @@ export class ReactorRunsService implements OnApplicationShutdown {
   /** Runs left `running` by a replica that stopped: failed, since their code may have run already. */
   private async failStale(): Promise<void> {
     const before = new Date(this.clock.now().getTime() - this.config.sandboxTimeoutMs - STALE_AFTER_MS);
-    for (const run of await this.queue.claimedBefore(before, 100)) {
+    for (const run of await this.runs.queue.claimedBefore(before, 100)) {
       await this.finish(run.tenant_id, run.id, {
         ok: false,
         error: toProblem(new ApiError(500, 'The run was interrupted: the vault stopped while it ran.')),

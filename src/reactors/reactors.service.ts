@@ -1,27 +1,27 @@
 import { AuditService } from '../audit/audit.service';
 import { auditEvent } from '../audit/audit-event';
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Events } from '../events/events';
-import { Repository } from 'typeorm';
 import { Application } from '../applications/application.entity';
 import { ApplicationLookups } from '../applications/application-lookups.service';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
 import { mergePatch } from '../common/merge-patch';
-import { findIdAndNamePage, Page, pageOf } from '../common/pagination';
+import { Page, pageOf } from '../common/pagination';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Database } from '../database/database.service';
 import { TenantCipher } from '../crypto/tenant-cipher.service';
 import { ReactorFormula } from '../reactor-formulas/reactor-formula.entity';
 import { ReactorFormulasService, toFormulaDto } from '../reactor-formulas/reactor-formulas.service';
 import { ListReactorsQueryDto, ReactorBodyDto, ReactorDto } from './dto/reactor.dto';
 import { checkReactorConfiguration } from './reactor-configuration';
 import { checkCodeReactor, ReactorRuntime } from './reactor-rules';
-import { LoadedReactor, ReactorLoader } from './load-reactor';
+import { LoadedReactor } from './load-reactor';
 import { ReactorCache } from './reactor-cache';
 import { Reactor } from './reactor.entity';
+import { ReactorsRepository } from './reactors.repository';
 
 /** The columns a create, replace or patch writes. */
 interface ReactorFields {
@@ -37,10 +37,9 @@ const SEAL_KIND = 'reactor-configuration';
 
 @Injectable()
 export class ReactorsService {
-  private readonly loader: ReactorLoader;
-
   constructor(
-    @InjectRepository(Reactor) private readonly reactors: Repository<Reactor>,
+    private readonly reactors: ReactorsRepository,
+    private readonly db: Database,
     private readonly formulas: ReactorFormulasService,
     private readonly applications: ApplicationLookups,
     private readonly cipher: TenantCipher,
@@ -49,16 +48,14 @@ export class ReactorsService {
     private readonly audit: AuditService,
     private readonly events: Events,
     private readonly cache: ReactorCache,
-  ) {
-    this.loader = new ReactorLoader(reactors, config.databasePreparedStatements);
-  }
+  ) {}
 
   async create(principal: Principal, dto: ReactorBodyDto): Promise<ReactorDto> {
     const fields = await this.check(principal, dto, null);
     const id = randomUUID();
     const sealed = await this.cipher.sealJson(SEAL_KIND, principal.tenantId, id, fields.configuration);
-    await this.reactors.manager.transaction(async (m) => {
-      await m.insert(Reactor, {
+    await this.db.transaction(async () => {
+      await this.reactors.insert({
         tenantId: principal.tenantId,
         id,
         ...fields,
@@ -67,14 +64,14 @@ export class ReactorsService {
         modifiedBy: null,
         modifiedAt: null,
       });
-      await this.audit.record(auditEvent(principal, 'reactor', id, 'create', 'Reactor created'), m);
-      await this.events.publish(principal.tenantId, 'reactor.created', { id }, m);
+      await this.audit.record(auditEvent(principal, 'reactor', id, 'create', 'Reactor created'));
+      await this.events.publish(principal.tenantId, 'reactor.created', { id });
     });
     return this.get(principal, id);
   }
 
   async list(principal: Principal, query: ListReactorsQueryDto): Promise<Page<ReactorDto>> {
-    const [rows, total] = await findIdAndNamePage(this.reactors, principal.tenantId, query);
+    const [rows, total] = await this.reactors.page(principal.tenantId, query);
     return pageOf(await this.toDtos(principal.tenantId, rows), total, query);
   }
 
@@ -104,14 +101,13 @@ export class ReactorsService {
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
-    await this.reactors.manager.transaction(async (m) => {
-      const result = await m.delete(Reactor, { tenantId: principal.tenantId, id });
-      if ((result.affected ?? 0) === 0) {
+    await this.db.transaction(async () => {
+      if (!(await this.reactors.delete(principal.tenantId, id))) {
         throw ApiError.notFound('Reactor');
       }
-      await this.audit.record(auditEvent(principal, 'reactor', id, 'delete', 'Reactor deleted'), m);
-      await this.events.publish(principal.tenantId, 'reactor.deleted', { id }, m);
-      await this.cache.changed(m, id);
+      await this.audit.record(auditEvent(principal, 'reactor', id, 'delete', 'Reactor deleted'));
+      await this.events.publish(principal.tenantId, 'reactor.deleted', { id });
+      await this.cache.changed(id);
     });
   }
 
@@ -127,7 +123,7 @@ export class ReactorsService {
   }
 
   private async loadRunnable(tenantId: string, id: string): Promise<LoadedReactor> {
-    const loaded = await this.loader.load(tenantId, id);
+    const loaded = await this.reactors.findRunnable(tenantId, id);
     if (loaded === null) {
       throw ApiError.notFound('Reactor');
     }
@@ -223,26 +219,22 @@ export class ReactorsService {
   private async save(principal: Principal, reactor: Reactor, fields: ReactorFields): Promise<ReactorDto> {
     const { tenantId, id } = reactor;
     const sealed = await this.cipher.sealJson(SEAL_KIND, tenantId, id, fields.configuration);
-    await this.reactors.manager.transaction(async (m) => {
-      await m.update(
-        Reactor,
-        { tenantId, id },
-        {
-          ...fields,
-          configuration: sealed,
-          modifiedBy: principal.applicationId,
-          modifiedAt: this.clock.now(),
-        },
-      );
-      await this.audit.record(auditEvent(principal, 'reactor', id, 'update', 'Reactor updated'), m);
-      await this.events.publish(tenantId, 'reactor.updated', { id }, m);
-      await this.cache.changed(m, id);
+    await this.db.transaction(async () => {
+      await this.reactors.update(tenantId, id, {
+        ...fields,
+        configuration: sealed,
+        modifiedBy: principal.applicationId,
+        modifiedAt: this.clock.now(),
+      });
+      await this.audit.record(auditEvent(principal, 'reactor', id, 'update', 'Reactor updated'));
+      await this.events.publish(tenantId, 'reactor.updated', { id });
+      await this.cache.changed(id);
     });
     return this.get(principal, id);
   }
 
   private async find(tenantId: string, id: string): Promise<Reactor> {
-    const reactor = await this.reactors.findOne({ where: { tenantId, id } });
+    const reactor = await this.reactors.find(tenantId, id);
     if (reactor === null) {
       throw ApiError.notFound('Reactor');
     }

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
 import { BackoffOptions } from '../common/supervisor';
+import { Database } from '../database/database.service';
 import { DurableQueue } from '../database/durable-queue';
 
 /** Attempts of one delivery before it is given up; with the backoff below, about three hours of trying. */
@@ -24,17 +23,17 @@ export interface ClaimedDelivery {
   traceparent: string | null;
 }
 
-/** The webhook outbox as a durable queue, and the webhook's run of failed deliveries. */
+/** The webhook outbox as a durable queue (Events writes it). */
 @Injectable()
 export class WebhookDeliveriesRepository {
   readonly queue: DurableQueue<ClaimedDelivery>;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly db: Database,
     clock: Clock,
   ) {
     this.queue = new DurableQueue(
-      dataSource,
+      db.source,
       clock,
       {
         name: 'webhook-delivery',
@@ -49,37 +48,8 @@ export class WebhookDeliveriesRepository {
     );
   }
 
-  /** A delivery went through: the webhook's run of failures ends. */
-  async resetFailures(tenantId: string, webhookId: string): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE webhooks SET consecutive_failures = 0, failing_since = NULL
-        WHERE tenant_id = $1 AND id = $2 AND consecutive_failures > 0`,
-      [tenantId, webhookId],
-    );
-  }
-
-  /**
-   * In the caller's transaction: one more failure in the webhook's run, which disables it once the run is
-   * `failures` long and started at or before `startedBy`. True when this call disabled it.
-   */
-  async countFailure(
-    manager: EntityManager,
-    tenantId: string,
-    webhookId: string,
-    now: Date,
-    failures: number,
-    startedBy: Date,
-  ): Promise<boolean> {
-    const [rows] = await manager.query<[{ status: string }[], number]>(
-      `UPDATE webhooks
-          SET consecutive_failures = consecutive_failures + 1,
-              failing_since = coalesce(failing_since, $3),
-              status = CASE WHEN consecutive_failures + 1 >= $4 AND coalesce(failing_since, $3) <= $5
-                            THEN 'disabled' ELSE status END
-        WHERE tenant_id = $1 AND id = $2 AND status = 'enabled'
-        RETURNING status`,
-      [tenantId, webhookId, now, failures, startedBy],
-    );
-    return rows[0]?.status === 'disabled';
+  /** In the caller's transaction: the webhook's queued deliveries, given up with `cause`. */
+  async giveUpForWebhook(tenantId: string, webhookId: string, cause: string): Promise<void> {
+    await this.queue.giveUpWhere(this.db.manager, { tenant_id: tenantId, webhook_id: webhookId }, cause);
   }
 }

@@ -1,12 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { Counter } from 'prom-client';
-import { DataSource } from 'typeorm';
 import { AuditService } from '../audit/audit.service';
 import { Clock } from '../common/clock';
 import { escapeHtml } from '../common/html';
 import { causeOf, Poller } from '../common/supervisor';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Database } from '../database/database.service';
 import { Mailer } from '../mail/mailer';
 import { MetricsService } from '../metrics/metrics.service';
 import { OutboundClient, OutboundError } from '../outbound';
@@ -14,6 +13,7 @@ import { inLinkedSpan, SpanHandle } from '../tracing/spans';
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signatureHeader } from './webhook-signature';
 import { Webhook } from './webhook.entity';
 import { ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 
 /** A webhook is disabled after this many failed attempts in a row, spread over at least DISABLE_AFTER_MS. */
@@ -51,8 +51,9 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
   );
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly db: Database,
     private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly webhookRows: WebhooksRepository,
     private readonly outbound: OutboundClient,
     private readonly webhooks: WebhooksService,
     private readonly clock: Clock,
@@ -130,9 +131,7 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
     span.setAttribute('token_vault.webhook.id', row.webhook_id);
     span.setAttribute('token_vault.webhook.event_type', row.event_type);
     span.setAttribute('token_vault.webhook.attempt', row.attempts);
-    const webhook = await this.dataSource.manager.findOne(Webhook, {
-      where: { tenantId: row.tenant_id, id: row.webhook_id },
-    });
+    const webhook = await this.webhookRows.find(row.tenant_id, row.webhook_id);
     if (webhook === null || webhook.status !== 'enabled') {
       await this.deliveries.queue.giveUp(row, 'WEBHOOK_DISABLED');
       return;
@@ -140,7 +139,7 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
     const { cause, reason } = await this.send(webhook, row);
     if (cause === null) {
       await this.deliveries.queue.complete(row, 'delivered');
-      await this.deliveries.resetFailures(row.tenant_id, row.webhook_id);
+      await this.webhookRows.resetFailures(row.tenant_id, row.webhook_id);
       this.outcomes.inc({ outcome: 'delivered' });
       span.setAttribute('token_vault.webhook.outcome', 'delivered');
       return;
@@ -231,9 +230,8 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
   private async countFailure(row: ClaimedDelivery, cause: string): Promise<boolean> {
     const now = this.clock.now();
     // One transaction: the webhook disabled, its pending deliveries dropped, and the vault's audit record.
-    return this.dataSource.transaction(async (m) => {
-      const disabled = await this.deliveries.countFailure(
-        m,
+    return this.db.transaction(async () => {
+      const disabled = await this.webhookRows.countFailure(
         row.tenant_id,
         row.webhook_id,
         now,
@@ -243,22 +241,15 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
       if (!disabled) {
         return false;
       }
-      await this.deliveries.queue.giveUpWhere(
-        m,
-        { tenant_id: row.tenant_id, webhook_id: row.webhook_id },
-        'WEBHOOK_DISABLED',
-      );
-      await this.audit.record(
-        {
-          tenantId: row.tenant_id,
-          actor: null,
-          entityType: 'webhook',
-          entityId: row.webhook_id,
-          operation: 'disable',
-          message: `Webhook disabled after ${DISABLE_AFTER_FAILURES} failed deliveries in a row (last: ${cause})`,
-        },
-        m,
-      );
+      await this.deliveries.giveUpForWebhook(row.tenant_id, row.webhook_id, 'WEBHOOK_DISABLED');
+      await this.audit.record({
+        tenantId: row.tenant_id,
+        actor: null,
+        entityType: 'webhook',
+        entityId: row.webhook_id,
+        operation: 'disable',
+        message: `Webhook disabled after ${DISABLE_AFTER_FAILURES} failed deliveries in a row (last: ${cause})`,
+      });
       return true;
     });
   }

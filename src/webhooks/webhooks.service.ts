@@ -1,19 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { Repository } from 'typeorm';
 import { Principal } from '../access/principal';
 import { AuditService } from '../audit/audit.service';
 import { auditEvent } from '../audit/audit-event';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
-import { Page, pageOf, pageOffset } from '../common/pagination';
+import { Page, pageOf } from '../common/pagination';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { TenantCipher } from '../crypto/tenant-cipher.service';
+import { Database } from '../database/database.service';
 import { checkDestinationUrl } from '../outbound';
 import { CreatedWebhookDto, ListWebhooksQueryDto, WebhookBodyDto, WebhookDto } from './dto/webhook.dto';
 import { generateWebhookSecret } from './webhook-signature';
 import { Webhook } from './webhook.entity';
+import { WebhooksRepository } from './webhooks.repository';
 
 /** What the signing secret is sealed as, bound to the webhook (see TenantCipher). */
 export const WEBHOOK_SECRET_SEAL = 'webhook-secret';
@@ -23,7 +23,8 @@ export const MAX_WEBHOOKS_PER_TENANT = 25;
 @Injectable()
 export class WebhooksService {
   constructor(
-    @InjectRepository(Webhook) private readonly webhooks: Repository<Webhook>,
+    private readonly webhooks: WebhooksRepository,
+    private readonly db: Database,
     private readonly cipher: TenantCipher,
     private readonly clock: Clock,
     private readonly audit: AuditService,
@@ -52,25 +53,20 @@ export class WebhooksService {
       modifiedAt: null,
     };
     // The webhook and its audit record commit together: who can receive the tenant's events is audited.
-    await this.webhooks.manager.transaction(async (m) => {
+    await this.db.transaction(async () => {
       // Creates of one tenant count and insert one after another, so concurrent ones cannot pass the cap.
-      await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`webhooks:${tenantId}`]);
-      if ((await m.count(Webhook, { where: { tenantId } })) >= MAX_WEBHOOKS_PER_TENANT) {
+      await this.webhooks.lockCreates(tenantId);
+      if ((await this.webhooks.count(tenantId)) >= MAX_WEBHOOKS_PER_TENANT) {
         throw ApiError.unprocessable(`A tenant has at most ${MAX_WEBHOOKS_PER_TENANT} webhooks.`);
       }
-      await m.insert(Webhook, row);
-      await this.audit.record(auditEvent(principal, 'webhook', id, 'create', 'Webhook created'), m);
+      await this.webhooks.insert(row);
+      await this.audit.record(auditEvent(principal, 'webhook', id, 'create', 'Webhook created'));
     });
     return { ...toDto(await this.find(tenantId, id)), secret };
   }
 
   async list(principal: Principal, query: ListWebhooksQueryDto): Promise<Page<WebhookDto>> {
-    const [rows, total] = await this.webhooks.findAndCount({
-      where: { tenantId: principal.tenantId },
-      order: { createdAt: 'DESC', id: 'ASC' },
-      skip: pageOffset(query),
-      take: query.size,
-    });
+    const [rows, total] = await this.webhooks.page(principal.tenantId, query);
     return pageOf(rows.map(toDto), total, query);
   }
 
@@ -81,38 +77,33 @@ export class WebhooksService {
   /** Replaces the fields; enables a disabled webhook again (its failure count starts over). */
   async update(principal: Principal, id: string, dto: WebhookBodyDto): Promise<WebhookDto> {
     const url = this.checkUrl(dto.url);
-    await this.webhooks.manager.transaction(async (m) => {
-      const result = await m.update(
-        Webhook,
-        { tenantId: principal.tenantId, id },
-        {
-          name: dto.name,
-          url,
-          notifyEmail: dto.notify_email ?? null,
-          events: dto.events,
-          status: 'enabled',
-          consecutiveFailures: 0,
-          failingSince: null,
-          modifiedBy: principal.applicationId,
-          modifiedAt: this.clock.now(),
-        },
-      );
-      if ((result.affected ?? 0) === 0) {
+    await this.db.transaction(async () => {
+      const updated = await this.webhooks.update(principal.tenantId, id, {
+        name: dto.name,
+        url,
+        notifyEmail: dto.notify_email ?? null,
+        events: dto.events,
+        status: 'enabled',
+        consecutiveFailures: 0,
+        failingSince: null,
+        modifiedBy: principal.applicationId,
+        modifiedAt: this.clock.now(),
+      });
+      if (!updated) {
         throw ApiError.notFound('Webhook');
       }
-      await this.audit.record(auditEvent(principal, 'webhook', id, 'update', 'Webhook updated'), m);
+      await this.audit.record(auditEvent(principal, 'webhook', id, 'update', 'Webhook updated'));
     });
     return this.get(principal, id);
   }
 
   /** Its pending deliveries go with it. */
   async delete(principal: Principal, id: string): Promise<void> {
-    await this.webhooks.manager.transaction(async (m) => {
-      const result = await m.delete(Webhook, { tenantId: principal.tenantId, id });
-      if ((result.affected ?? 0) === 0) {
+    await this.db.transaction(async () => {
+      if (!(await this.webhooks.delete(principal.tenantId, id))) {
         throw ApiError.notFound('Webhook');
       }
-      await this.audit.record(auditEvent(principal, 'webhook', id, 'delete', 'Webhook deleted'), m);
+      await this.audit.record(auditEvent(principal, 'webhook', id, 'delete', 'Webhook deleted'));
     });
   }
 
@@ -135,7 +126,7 @@ export class WebhooksService {
   }
 
   private async find(tenantId: string, id: string): Promise<Webhook> {
-    const webhook = await this.webhooks.findOne({ where: { tenantId, id } });
+    const webhook = await this.webhooks.find(tenantId, id);
     if (webhook === null) {
       throw ApiError.notFound('Webhook');
     }

@@ -1,0 +1,82 @@
+import { Injectable } from '@nestjs/common';
+import { Brackets, IsNull } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { pageOffset } from '../common/pagination';
+import { wildcardToLike } from '../common/query';
+import { Database } from '../database/database.service';
+import { ListReactorFormulasQueryDto } from './dto/reactor-formula.dto';
+import { ReactorFormula } from './reactor-formula.entity';
+
+/** Reactor formulas: official ones (no tenant), which every tenant sees, and each tenant's private ones. */
+@Injectable()
+export class ReactorFormulasRepository {
+  constructor(private readonly db: Database) {}
+
+  async insert(formula: ReactorFormula): Promise<void> {
+    await this.db.repository(ReactorFormula).insert(formula);
+  }
+
+  /** The formulas the tenant sees, newest first, filtered by a name wildcard; and the count of all matches. */
+  findVisiblePage(tenantId: string, query: ListReactorFormulasQueryDto): Promise<[ReactorFormula[], number]> {
+    const builder = this.db
+      .repository(ReactorFormula)
+      .createQueryBuilder('f')
+      .where(
+        new Brackets((visible) =>
+          visible.where('f.tenant_id = :tenantId', { tenantId }).orWhere('f.tenant_id IS NULL'),
+        ),
+      );
+    if (query.name !== undefined) {
+      builder.andWhere(`f.name ILIKE :name ESCAPE '\\'`, { name: wildcardToLike(query.name) });
+    }
+    return builder
+      .orderBy('f.created_at', 'DESC')
+      .addOrderBy('f.id', 'ASC')
+      .skip(pageOffset(query))
+      .take(query.size)
+      .getManyAndCount();
+  }
+
+  /** An official formula or one of the tenant's; null for none, or another tenant's. */
+  findVisible(tenantId: string, id: string): Promise<ReactorFormula | null> {
+    return this.db.repository(ReactorFormula).findOne({
+      where: [
+        { id, tenantId },
+        { id, tenantId: IsNull() },
+      ],
+    });
+  }
+
+  /** An official formula (no tenant); null for none. */
+  findOfficial(id: string): Promise<ReactorFormula | null> {
+    return this.db.repository(ReactorFormula).findOne({ where: { id, tenantId: IsNull() } });
+  }
+
+  /** One of the tenant's private formulas. */
+  async update(tenantId: string, id: string, fields: QueryDeepPartialEntity<ReactorFormula>): Promise<void> {
+    await this.db.repository(ReactorFormula).update({ tenantId, id }, fields);
+  }
+
+  async delete(tenantId: string, id: string): Promise<void> {
+    await this.db.repository(ReactorFormula).delete({ tenantId, id });
+  }
+
+  /** The applications the tenant's reactors built from the formula run as. */
+  async boundApplicationIds(tenantId: string, formulaId: string): Promise<string[]> {
+    const rows = await this.db.query<{ application_id: string }>(
+      `SELECT DISTINCT application_id FROM reactors
+        WHERE tenant_id = $1 AND formula_id = $2 AND application_id IS NOT NULL`,
+      [tenantId, formulaId],
+    );
+    return rows.map((row) => row.application_id);
+  }
+
+  /** How many of the tenant's reactors run the formula. */
+  async countReactorsUsing(tenantId: string, formulaId: string): Promise<number> {
+    const [{ count }] = await this.db.query<{ count: string }>(
+      'SELECT count(*) AS count FROM reactors WHERE tenant_id = $1 AND formula_id = $2',
+      [tenantId, formulaId],
+    );
+    return Number(count);
+  }
+}
