@@ -86,6 +86,9 @@ const PUBLIC = [
   'src/tokens/write-counter\\.ts$',
   // What the sandbox-bridges module is for: the host functions reactors and proxy transforms hand the sandbox.
   'src/sandbox-bridges/(bt|fetch)-bridge\\.ts$',
+  // The outbox senders, whose polls the jobs table (src/jobs/jobs.module.ts) schedules.
+  'src/webhooks/webhook-sender\\.ts$',
+  'src/tenants/invitations/invitation-mail-sender\\.ts$',
 ];
 /**
  * Unit specs sit beside the code and may build their inputs from any layer or from test/support; nothing

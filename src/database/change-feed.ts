@@ -27,7 +27,7 @@ export type FeedState = 'local' | 'verified' | 'unverified' | 'silent' | 'down';
 
 /** Cache lifetime while invalidations cannot be trusted to arrive: the bound on honouring a revoked key. */
 export const UNTRUSTED_CACHE_TTL_MS = 1000;
-/** How often a listening feed checks that a NOTIFY sent through the pool reaches it. */
+/** How often a listening feed checks that a NOTIFY sent through the pool reaches it (the jobs table's change-feed-probe). */
 export const PROBE_EVERY_MS = 15_000;
 /** How long a probe may take before notifications count as not arriving. */
 export const PROBE_WAIT_MS = 2000;
@@ -59,7 +59,6 @@ export class ChangeFeed implements OnModuleInit, OnModuleDestroy {
   private readonly subscribers = new Map<string, ChangeHandlers>();
   private listener: Client | null = null;
   private reconnecting: RetryHandle | null = null;
-  private probeTimer: NodeJS.Timeout | null = null;
   private readonly probesInFlight = new Map<string, () => void>();
   private current: FeedState;
   private closing = false;
@@ -110,15 +109,11 @@ export class ChangeFeed implements OnModuleInit, OnModuleDestroy {
     await this.probe().catch((err: unknown) =>
       this.logger.warn(`change notification probe failed: ${causeOf(err)}`),
     );
-    this.probeTimer = setInterval(() => this.probeDetached(), PROBE_EVERY_MS).unref();
   }
 
   async onModuleDestroy(): Promise<void> {
     this.closing = true;
     this.reconnecting?.stop();
-    if (this.probeTimer !== null) {
-      clearInterval(this.probeTimer);
-    }
     await this.listener?.end().catch(() => undefined);
   }
 

@@ -23,9 +23,13 @@ import { Limit, Usage } from './limit';
 import { LimiterStore, RATE_LIMIT_TABLE, redisClient, storeCounter } from './limiter-store';
 import { rateLimitHeaders, tooManyRequests } from './rate-limit-headers';
 
-const PURGE_EVERY_MS = 5 * 60_000;
-/** A leased block not drawn from for this long is given back to the shared store (Limit.sweep). */
-const LEASE_IDLE_MS = 2000;
+/** How often expired counters are deleted from the database store (the jobs table's rate-limit-purge). */
+export const PURGE_EVERY_MS = 5 * 60_000;
+/**
+ * A leased block not drawn from for this long is given back to the shared store (Limit.sweep), looked for
+ * as often (the jobs table's rate-limit-lease-sweep).
+ */
+export const LEASE_IDLE_MS = 2000;
 
 /**
  * Every rate limit of the vault, over one shared store (limiter-store.ts). A store that fails (database or
@@ -40,8 +44,6 @@ export class RateLimits implements OnModuleInit, BeforeApplicationShutdown, OnAp
   private readonly limited: Counter<'route' | 'limit'>;
   private readonly failing = new Set<string>();
   private readonly countedRequests = new WeakSet<Request>();
-  private purgeTimer: NodeJS.Timeout | undefined;
-  private sweepTimer: NodeJS.Timeout | undefined;
   private readonly all: Limit[];
 
   readonly application: Limit;
@@ -108,33 +110,38 @@ export class RateLimits implements OnModuleInit, BeforeApplicationShutdown, OnAp
     if (this.store.kind === 'redis') {
       await this.store.client.connect().catch((err: unknown) => this.storeFailed('redis', err));
     }
+  }
+
+  /** The counters live outside this process (Redis or the database): leased blocks are worth sweeping. */
+  get shared(): boolean {
+    return this.store.kind !== 'memory';
+  }
+
+  /** The counters live in the database, whose expired rows nothing else deletes. */
+  get inDatabase(): boolean {
+    return this.store.kind === 'postgres';
+  }
+
+  /** Gives leased blocks idle for LEASE_IDLE_MS back to the shared store, for the other replicas. */
+  async sweepIdleLeases(): Promise<void> {
+    await Promise.all(this.all.map((limit) => limit.sweep(LEASE_IDLE_MS)));
+  }
+
+  /** Deletes the database store's counters of windows that ended over a minute ago; a failure waits for the next run. */
+  async purgeExpired(): Promise<void> {
     if (this.store.kind === 'postgres') {
-      const pool = this.store.pool;
-      this.purgeTimer = setInterval(() => {
-        pool
-          .query(`DELETE FROM ${RATE_LIMIT_TABLE} WHERE expire < $1`, [Date.now() - 60_000])
-          .catch(() => undefined);
-      }, PURGE_EVERY_MS);
-      this.purgeTimer.unref();
-    }
-    if (this.store.kind !== 'memory') {
-      this.sweepTimer = setInterval(() => {
-        for (const limit of this.all) {
-          void limit.sweep(LEASE_IDLE_MS);
-        }
-      }, LEASE_IDLE_MS);
-      this.sweepTimer.unref();
+      await this.store.pool
+        .query(`DELETE FROM ${RATE_LIMIT_TABLE} WHERE expire < $1`, [Date.now() - 60_000])
+        .catch(() => undefined);
     }
   }
 
   /** Leased blocks go back to the shared store while it is still open, for the replicas that stay. */
   async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.sweepTimer);
     await Promise.all(this.all.map((limit) => limit.sweep(0)));
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.purgeTimer);
     if (this.store.kind === 'redis') {
       this.store.client.disconnect();
     }

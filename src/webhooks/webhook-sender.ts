@@ -1,9 +1,9 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Counter } from 'prom-client';
 import { AuditService } from '../audit/audit.service';
 import { Clock } from '../common/clock';
 import { escapeHtml } from '../common/html';
-import { causeOf, Poller } from '../common/supervisor';
+import { causeOf } from '../common/supervisor';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Database } from '../database/database.service';
 import { Mailer } from '../mail/mailer';
@@ -21,9 +21,13 @@ export const DISABLE_AFTER_FAILURES = 10;
 export const DISABLE_AFTER_MS = 3_600_000;
 /** One attempt, from connecting through the TLS handshake to the receiver's whole answer: a slow one fails. */
 export const DELIVERY_TIMEOUT_MS = 5_000;
-/** How often due deliveries are looked for, by every replica (a claim takes each one exactly once). */
+/**
+ * How often due deliveries are looked for, by every replica (a claim takes each one exactly once): the jobs
+ * table's webhook-deliveries poll.
+ */
 export const DELIVERY_POLL_MS = 1_000;
-const SHUTDOWN_WAIT_MS = 5_000;
+/** At shutdown, how long the attempts under way get before their leases are left to lapse. */
+export const SHUTDOWN_WAIT_MS = 5_000;
 /** A receiver's answer is read (to reuse the connection) up to this size and otherwise ignored. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
@@ -39,16 +43,10 @@ export type DeliveryOutcome = 'delivered' | 'retry' | 'failed' | 'disabled';
  * another's events.
  */
 @Injectable()
-export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
+export class WebhookSender {
   private readonly logger = new Logger('Webhooks');
   private readonly outcomes: Counter<'outcome'>;
   private stopping = false;
-  private readonly poller = new Poller(
-    this.logger,
-    'webhook delivery look',
-    () => this.deliverDue(),
-    DELIVERY_POLL_MS,
-  );
 
   constructor(
     private readonly db: Database,
@@ -70,17 +68,9 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
     });
   }
 
-  /** With the scheduled jobs: a look at once (deliveries left by a restart), then every DELIVERY_POLL_MS. */
-  onApplicationBootstrap(): void {
-    if (this.config.jobsEnabled) {
-      this.poller.start();
-    }
-  }
-
-  /** No new claim; attempts under way get a few seconds, then their leases lapse and another look retries. */
-  async onModuleDestroy(): Promise<void> {
+  /** No new claim (shutdown); the look under way ends with its attempts, or their leases lapse. */
+  stopClaiming(): void {
     this.stopping = true;
-    await this.poller.stop(SHUTDOWN_WAIT_MS);
   }
 
   /**

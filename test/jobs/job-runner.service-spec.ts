@@ -1,5 +1,6 @@
 import type { VaultApp } from '../../src/app';
 import { JobRunner } from '../../src/jobs/job-runner';
+import { ScheduledJob } from '../../src/jobs/job-timers';
 import { JobScheduler } from '../../src/jobs/jobs.module';
 import { TestContext } from '../support/test-app';
 
@@ -71,19 +72,34 @@ describe('JobRunner.runExclusive and the job table', () => {
     expect(runs).toBe(2);
   });
 
-  it('schedules nothing when JOBS_ENABLED=false, and the table when it is on', async () => {
-    expect(ctx.get(JobScheduler).scheduled).toBe(0);
+  it("schedules only the replica's own jobs when JOBS_ENABLED=false, and the table when it is on", async () => {
+    const here = (ctx2: TestContext): JobScheduler => ctx2.get(JobScheduler);
+    const applies = (j: ScheduledJob): boolean => j.onlyIf !== false;
+    const always = here(ctx)
+      .jobs()
+      .filter((j) => applies(j) && j.always === true);
+    expect(here(ctx).scheduled).toBe(always.length);
+    // The embedded database has no listener, and its rate limits count in memory.
+    expect(always.length).toBe(ctx.database.embedded ? 0 : 3);
     const on = await TestContext.create({ env: { JOBS_ENABLED: 'true' } });
     try {
-      const scheduler = on.get(JobScheduler);
-      const expected = scheduler.jobs().filter((j) => j.embeddedOnly !== true || on.database.embedded).length;
-      expect(scheduler.scheduled).toBe(expected);
+      const scheduler = here(on);
+      expect(scheduler.scheduled).toBe(scheduler.jobs().filter(applies).length);
       expect(scheduler.jobs().map((j) => j.name)).toEqual(
-        expect.arrayContaining(['purge', 'maintenance', 'maintenance-on-writes']),
+        expect.arrayContaining([
+          'purge',
+          'maintenance',
+          'maintenance-on-writes',
+          'webhook-deliveries',
+          'invitation-mail',
+          'rate-limit-lease-sweep',
+          'rate-limit-purge',
+          'change-feed-probe',
+        ]),
       );
     } finally {
       await on.close();
     }
-    expect(ctx.get(JobScheduler).scheduled).toBe(0);
+    expect(here(ctx).scheduled).toBe(always.length);
   });
 });

@@ -1,7 +1,7 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { ApplicationLookups } from '../../applications/application-lookups.service';
 import { Clock } from '../../common/clock';
-import { BackoffOptions, causeOf, Poller, waitAtMost } from '../../common/supervisor';
+import { BackoffOptions, causeOf, waitAtMost } from '../../common/supervisor';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { TenantCipher } from '../../crypto/tenant-cipher.service';
 import { TenantsService } from '../tenants.service';
@@ -12,12 +12,15 @@ import { InvitationsRepository } from './invitations.repository';
 import { MAIL_SECRET_SEAL } from './invitation-outbox';
 import { MailOutcome, Mailer, MailMessage } from '../../mail/mailer';
 
-/** How often pending e-mails are looked for (retries, and those left by a restart or another replica). */
+/**
+ * How often pending e-mails are looked for (retries, and those left by a restart or another replica): the
+ * jobs table's invitation-mail poll, on every replica.
+ */
 export const MAIL_POLL_MS = 15_000;
-const MAIL_POLL_BACKOFF: BackoffOptions = { initialMs: MAIL_POLL_MS, maxMs: 5 * 60_000 };
+export const MAIL_POLL_BACKOFF: BackoffOptions = { initialMs: MAIL_POLL_MS, maxMs: 5 * 60_000 };
 /** How long a create or resend waits for its e-mail before answering "pending". */
 const REQUEST_WAIT_MS = 3_000;
-const SHUTDOWN_WAIT_MS = 5_000;
+export const SHUTDOWN_WAIT_MS = 5_000;
 
 /** Why sending failed, safe to store and show: nodemailer's code and the SMTP reply code, never the text. */
 export function mailFailureCause(err: unknown): string {
@@ -37,17 +40,10 @@ export function mailFailureCause(err: unknown): string {
  * send time, so it always shows the current names. The secret goes once the e-mail is sent or given up.
  */
 @Injectable()
-export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDestroy {
+export class InvitationMailSender implements OnModuleDestroy {
   private readonly logger = new Logger('InvitationMail');
   /** E-mails sent right after their request (sendSoon), awaited at shutdown. */
   private readonly inFlight = new Set<Promise<boolean>>();
-  private readonly poller = new Poller(
-    this.logger,
-    'invitation e-mail look',
-    () => this.deliverDue(),
-    MAIL_POLL_MS,
-    MAIL_POLL_BACKOFF,
-  );
 
   constructor(
     private readonly mails: InvitationMailsRepository,
@@ -60,23 +56,13 @@ export class InvitationMailSender implements OnApplicationBootstrap, OnModuleDes
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** With the scheduled jobs: a look at once (e-mails left by a restart), then every MAIL_POLL_MS. */
-  onApplicationBootstrap(): void {
-    if (this.config.jobsEnabled) {
-      this.poller.start();
-    }
-  }
-
   /**
-   * Before the database closes: no new look, and attempts under way get a few seconds to record their
-   * outcome. One stuck on an unreachable mail server does not hold up the shutdown: its claim lapses and
-   * the e-mail is tried again.
+   * Before the database closes: attempts under way get a few seconds to record their outcome (the jobs
+   * table gives its look the same). One stuck on an unreachable mail server does not hold up the shutdown:
+   * its claim lapses and the e-mail is tried again.
    */
   async onModuleDestroy(): Promise<void> {
-    await Promise.all([
-      this.poller.stop(SHUTDOWN_WAIT_MS),
-      waitAtMost(Promise.all([...this.inFlight]), SHUTDOWN_WAIT_MS),
-    ]);
+    await waitAtMost(Promise.all([...this.inFlight]), SHUTDOWN_WAIT_MS);
   }
 
   /**
