@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { Principal } from '../access/principal';
 import { AuditService } from '../audit/audit.service';
 import { auditEvent } from '../audit/audit-event';
 import { ApiError } from '../common/api-error';
+import { Database } from '../database/database.service';
 import { ApplicationCache } from './application-cache';
 import { ApplicationKey } from './application-key.entity';
-import { ApplicationKeyStore } from './application-key.store';
+import { ApplicationKeysRepository } from './application-keys.repository';
 import { ApplicationsService } from './applications.service';
 import { ApplicationKeyDto } from './dto/application-key.dto';
 
@@ -19,26 +18,25 @@ import { ApplicationKeyDto } from './dto/application-key.dto';
 @Injectable()
 export class ApplicationKeysService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly db: Database,
     private readonly applications: ApplicationsService,
-    private readonly store: ApplicationKeyStore,
+    private readonly keys: ApplicationKeysRepository,
     private readonly cache: ApplicationCache,
     private readonly audit: AuditService,
   ) {}
 
   async list(principal: Principal, applicationId: string): Promise<ApplicationKeyDto[]> {
     await this.applications.findManaged(principal, applicationId, 'read the keys of');
-    const rows = await this.store.list(this.dataSource.manager, principal.tenantId, applicationId);
+    const rows = await this.keys.list(principal.tenantId, applicationId);
     return rows.map(toKeyDto);
   }
 
   async create(principal: Principal, applicationId: string): Promise<ApplicationKeyDto> {
     const application = await this.applications.findManaged(principal, applicationId, 'create a key for');
-    const { row, key } = await this.dataSource.transaction(async (manager) => {
-      const issued = await this.store.issue(manager, application, principal.applicationId);
+    const { row, key } = await this.db.transaction(async () => {
+      const issued = await this.applications.issueKey(application, principal.applicationId);
       await this.audit.record(
         auditEvent(principal, 'application', applicationId, 'key.create', `Key ${issued.row.id} created`),
-        manager,
       );
       return issued;
     });
@@ -47,7 +45,7 @@ export class ApplicationKeysService {
 
   async get(principal: Principal, applicationId: string, id: string): Promise<ApplicationKeyDto> {
     await this.applications.findManaged(principal, applicationId, 'read the keys of');
-    const row = await this.store.find(this.dataSource.manager, principal.tenantId, applicationId, id);
+    const row = await this.keys.find(principal.tenantId, applicationId, id);
     if (row === null) {
       throw ApiError.notFound('Application key');
     }
@@ -56,13 +54,12 @@ export class ApplicationKeysService {
 
   async delete(principal: Principal, applicationId: string, id: string): Promise<void> {
     await this.applications.findManaged(principal, applicationId, 'delete a key of');
-    const deleted = await this.dataSource.transaction(async (manager) => {
-      const count = await this.store.revoke(manager, principal.tenantId, applicationId, id);
-      await this.cache.changed(manager, applicationId);
+    const deleted = await this.db.transaction(async () => {
+      const count = await this.keys.revoke(principal.tenantId, applicationId, id);
+      await this.cache.changed(applicationId);
       if (count > 0) {
         await this.audit.record(
           auditEvent(principal, 'application', applicationId, 'key.delete', `Key ${id} revoked`),
-          manager,
         );
       }
       return count;

@@ -1,27 +1,26 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, IsNull, Repository } from 'typeorm';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { ApplicationCache } from './application-cache';
 import { Application } from './application.entity';
 import { requireGrantable } from './application-grants';
+import { ApplicationsRepository } from './applications.repository';
 
 /** What other modules ask of a tenant's applications: finding them, binding one, the owner's, revoking all. */
 @Injectable()
 export class ApplicationLookups {
   constructor(
-    @InjectRepository(Application) private readonly applications: Repository<Application>,
+    private readonly applications: ApplicationsRepository,
     private readonly cache: ApplicationCache,
   ) {}
 
   /** An application of the tenant, or null; reactors and proxies then check the type they accept. */
   async findForTenant(tenantId: string, id: string): Promise<Application | null> {
-    return this.applications.findOne({ where: { tenantId, id } });
+    return this.applications.find(tenantId, id);
   }
 
   async findManyForTenant(tenantId: string, ids: string[]): Promise<Application[]> {
-    return this.applications.find({ where: { tenantId, id: In(ids) } });
+    return this.applications.findMany(tenantId, ids);
   }
 
   /**
@@ -46,18 +45,14 @@ export class ApplicationLookups {
 
   /** The management application the tenant was created with (the owner's key): the oldest one the vault made. */
   async isOwnerApplication(tenantId: string, applicationId: string): Promise<boolean> {
-    const first = await this.applications.findOne({
-      where: { tenantId, type: 'management', createdBy: IsNull() },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
+    const first = await this.applications.findOwner(tenantId);
     return first?.id === applicationId;
   }
 
   /** Inside the transaction that deletes a tenant: its applications leave every replica's cache on commit. */
-  async revokeTenant(manager: EntityManager, tenantId: string): Promise<void> {
-    const apps = await manager.find(Application, { where: { tenantId }, select: { id: true } });
-    for (const app of apps) {
-      await this.cache.changed(manager, app.id);
+  async revokeTenant(tenantId: string): Promise<void> {
+    for (const id of await this.applications.listIds(tenantId)) {
+      await this.cache.changed(id);
     }
   }
 }

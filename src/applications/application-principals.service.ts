@@ -1,20 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { isPermission, Permission } from '../access/permissions';
 import { Principal } from '../access/principal';
 import { hashSecret } from '../crypto';
 import { ApplicationCache } from './application-cache';
 import { Application } from './application.entity';
-import { ApplicationKeyStore } from './application-key.store';
+import { ApplicationsRepository } from './applications.repository';
 
 /** Applications as principals, through the cache: by API key on every request, or by id. */
 @Injectable()
 export class ApplicationPrincipals {
   constructor(
-    @InjectRepository(Application) private readonly applications: Repository<Application>,
+    private readonly applications: ApplicationsRepository,
     private readonly cache: ApplicationCache,
-    private readonly keys: ApplicationKeyStore,
   ) {}
 
   /** Resolves an API key to its application; null when unknown (or regenerated). */
@@ -28,7 +25,7 @@ export class ApplicationPrincipals {
     if (cached !== undefined) {
       return cached;
     }
-    const app = await this.keys.applicationOf(this.applications.manager, keyHash);
+    const app = await this.applications.findByKeyHash(keyHash);
     if (app === null) {
       return null;
     }
@@ -48,7 +45,7 @@ export class ApplicationPrincipals {
     if (cached !== undefined) {
       return cached;
     }
-    const app = await this.applications.findOne({ where: { tenantId, id: applicationId } });
+    const app = await this.applications.find(tenantId, applicationId);
     if (app === null) {
       return null;
     }

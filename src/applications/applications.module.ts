@@ -1,26 +1,24 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationCache } from './application-cache';
-import { ApplicationKey } from './application-key.entity';
-import { ApplicationKeyStore } from './application-key.store';
+import { ApplicationKeysRepository } from './application-keys.repository';
 import { ApplicationKeysController } from './application-keys.controller';
 import { ApplicationKeysService } from './application-keys.service';
 import { ApplicationLookups } from './application-lookups.service';
 import { ApplicationPrincipals } from './application-principals.service';
-import { Application } from './application.entity';
 import { ApplicationsController, PermissionsController } from './applications.controller';
+import { ApplicationsRepository } from './applications.repository';
 import { ApplicationsService } from './applications.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Application, ApplicationKey])],
   controllers: [ApplicationsController, ApplicationKeysController, PermissionsController],
   providers: [
     ApplicationsService,
     ApplicationPrincipals,
     ApplicationLookups,
     ApplicationCache,
-    ApplicationKeyStore,
     ApplicationKeysService,
+    ApplicationsRepository,
+    ApplicationKeysRepository,
   ],
   exports: [ApplicationsService, ApplicationPrincipals, ApplicationLookups],
 })

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { In, Repository } from 'typeorm';
 import { AccessRule } from '../access/access-rules';
 import { Permission } from '../access/permissions';
 import { Principal } from '../access/principal';
@@ -9,7 +7,9 @@ import { ApiError } from '../common/api-error';
 import { Page, pageOf, pageOffset } from '../common/pagination';
 import { ApplicationCache } from './application-cache';
 import { Application } from './application.entity';
-import { ApplicationKeyStore } from './application-key.store';
+import { ApplicationKey } from './application-key.entity';
+import { ApplicationKeysRepository } from './application-keys.repository';
+import { ApplicationsRepository } from './applications.repository';
 import { checkGrants, requireGrantable } from './application-grants';
 import { ApplicationType } from '../access/application-type';
 import {
@@ -19,7 +19,8 @@ import {
   UpdateApplicationDto,
 } from './dto/application.dto';
 import { Clock } from '../common/clock';
-import { Transactions } from '../database/transactions';
+import { Database } from '../database/database.service';
+import { generateApiKey, hashSecret } from '../crypto';
 import { Events } from '../events/events';
 import { AuditService } from '../audit/audit.service';
 import { auditEvent } from '../audit/audit-event';
@@ -39,27 +40,26 @@ export interface NewApplication {
 @Injectable()
 export class ApplicationsService {
   constructor(
-    @InjectRepository(Application) private readonly applications: Repository<Application>,
+    private readonly applications: ApplicationsRepository,
+    private readonly keys: ApplicationKeysRepository,
     private readonly cache: ApplicationCache,
     private readonly clock: Clock,
-    private readonly transactions: Transactions,
+    private readonly db: Database,
     private readonly audit: AuditService,
     private readonly events: Events,
-    private readonly keys: ApplicationKeyStore,
   ) {}
 
   /**
    * Inserts an application and returns its key once: used by create and by tenant creation (joining that
-   * transaction through Transactions).
+   * transaction).
    */
   async insert(
     tenantId: string,
     input: NewApplication,
     createdBy: string | null,
   ): Promise<{ application: Application; key?: string }> {
-    return this.transactions.run(async () => {
-      const manager = this.transactions.manager;
-      const application = manager.create(Application, {
+    return this.db.transaction(async () => {
+      const application = await this.applications.insert({
         tenantId,
         id: randomUUID(),
         name: input.name,
@@ -71,20 +71,18 @@ export class ApplicationsService {
         modifiedBy: null,
         modifiedAt: null,
       });
-      await manager.insert(Application, application);
-      const issued =
-        input.createKey === false
-          ? undefined
-          : await this.keys.issue(manager, application, createdBy, input.key);
-      const stored = await manager.findOneByOrFail(Application, { tenantId, id: application.id });
-      return { application: stored, key: issued?.key };
+      if (input.createKey === false) {
+        return { application };
+      }
+      const { key } = await this.issueKey(application, createdBy, input.key);
+      return { application: await this.find(tenantId, application.id), key };
     });
   }
 
   async create(principal: Principal, dto: CreateApplicationDto): Promise<ApplicationDto> {
     const { permissions, rules } = checkGrants(dto.type, dto.permissions ?? [], dto.rules ?? []);
     requireGrantable(principal, { type: dto.type, permissions, rules }, 'grant');
-    const { application, key } = await this.transactions.run(async () => {
+    const { application, key } = await this.db.transaction(async () => {
       const created = await this.insert(
         principal.tenantId,
         { name: dto.name, type: dto.type, permissions, rules, createKey: dto.create_key },
@@ -101,17 +99,12 @@ export class ApplicationsService {
   }
 
   async list(principal: Principal, query: ListApplicationsQueryDto): Promise<Page<ApplicationDto>> {
-    const where = {
-      tenantId: principal.tenantId,
-      ...(query.id !== undefined ? { id: In(query.id) } : {}),
-      ...(query.type !== undefined ? { type: In(query.type) } : {}),
-    };
-    const [rows, total] = await this.applications.findAndCount({
-      where,
-      order: { createdAt: 'DESC', id: 'ASC' },
-      skip: pageOffset(query),
-      take: query.size,
-    });
+    const [rows, total] = await this.applications.findPage(
+      principal.tenantId,
+      { ids: query.id, types: query.type },
+      pageOffset(query),
+      query.size,
+    );
     return pageOf(rows.map(toDto), total, query);
   }
 
@@ -123,56 +116,38 @@ export class ApplicationsService {
     const application = await this.findOther(principal, id, 'update');
     const { permissions, rules } = checkGrants(application.type, dto.permissions ?? [], dto.rules ?? []);
     requireGrantable(principal, { type: application.type, permissions, rules }, 'grant');
-    await this.applications.manager.transaction(async (manager) => {
-      await manager.update(
-        Application,
-        { tenantId: principal.tenantId, id },
-        {
-          name: dto.name,
-          permissions,
-          rules,
-          modifiedBy: principal.applicationId,
-          modifiedAt: this.clock.now(),
-        },
-      );
-      await this.cache.changed(manager, id);
+    await this.db.transaction(async () => {
+      await this.applications.update(principal.tenantId, id, {
+        name: dto.name,
+        permissions,
+        rules,
+        modifiedBy: principal.applicationId,
+        modifiedAt: this.clock.now(),
+      });
+      await this.cache.changed(id);
       const what =
         JSON.stringify(application.rules) === JSON.stringify(rules) ? '' : ' (access rules changed)';
       await this.audit.record(
         auditEvent(principal, 'application', id, 'update', `Application updated${what}`),
-        manager,
       );
-      await this.events.publish(
-        principal.tenantId,
-        'application.updated',
-        { id, type: application.type },
-        manager,
-      );
+      await this.events.publish(principal.tenantId, 'application.updated', { id, type: application.type });
     });
     return this.get(principal, id);
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
-    const target = await this.applications.findOne({ where: { tenantId: principal.tenantId, id } });
+    const target = await this.applications.find(principal.tenantId, id);
     if (target !== null && target.id !== principal.applicationId) {
       requireGrantable(principal, target, 'delete');
     }
-    const affected = await this.applications.manager.transaction(async (manager) => {
-      const result = await manager.delete(Application, { tenantId: principal.tenantId, id });
-      await this.cache.changed(manager, id);
-      if ((result.affected ?? 0) > 0) {
-        await this.audit.record(
-          auditEvent(principal, 'application', id, 'delete', 'Application deleted'),
-          manager,
-        );
-        await this.events.publish(
-          principal.tenantId,
-          'application.deleted',
-          { id, type: target?.type },
-          manager,
-        );
+    const affected = await this.db.transaction(async () => {
+      const deleted = await this.applications.delete(principal.tenantId, id);
+      await this.cache.changed(id);
+      if (deleted > 0) {
+        await this.audit.record(auditEvent(principal, 'application', id, 'delete', 'Application deleted'));
+        await this.events.publish(principal.tenantId, 'application.deleted', { id, type: target?.type });
       }
-      return result.affected ?? 0;
+      return deleted;
     });
     if (affected === 0) {
       throw ApiError.notFound('Application');
@@ -183,20 +158,18 @@ export class ApplicationsService {
   async regenerate(principal: Principal, id: string): Promise<ApplicationDto> {
     const application = await this.findOther(principal, id, 'regenerate the key of');
     const { type } = application;
-    const key = await this.applications.manager.transaction(async (manager) => {
-      await this.keys.revoke(manager, principal.tenantId, id);
-      const issued = await this.keys.issue(manager, application, principal.applicationId);
-      await manager.update(
-        Application,
-        { tenantId: principal.tenantId, id },
-        { modifiedBy: principal.applicationId, modifiedAt: this.clock.now() },
-      );
-      await this.cache.changed(manager, id);
+    const key = await this.db.transaction(async () => {
+      await this.keys.revoke(principal.tenantId, id);
+      const issued = await this.issueKey(application, principal.applicationId);
+      await this.applications.update(principal.tenantId, id, {
+        modifiedBy: principal.applicationId,
+        modifiedAt: this.clock.now(),
+      });
+      await this.cache.changed(id);
       await this.audit.record(
         auditEvent(principal, 'application', id, 'regenerate', 'Application key regenerated'),
-        manager,
       );
-      await this.events.publish(principal.tenantId, 'application.key.regenerated', { id, type }, manager);
+      await this.events.publish(principal.tenantId, 'application.key.regenerated', { id, type });
       return issued.key;
     });
     return { ...(await this.get(principal, id)), key };
@@ -224,8 +197,21 @@ export class ApplicationsService {
     return application;
   }
 
+  /**
+   * Issues a key for the application (`chosen`, or a new one) in the open transaction; the plaintext is
+   * answered once and only its hash is stored.
+   */
+  async issueKey(
+    app: { tenantId: string; id: string },
+    createdBy: string | null,
+    chosen?: string,
+  ): Promise<{ row: ApplicationKey; key: string }> {
+    const key = chosen ?? generateApiKey();
+    return { row: await this.keys.issue(app.tenantId, app.id, hashSecret(key), createdBy), key };
+  }
+
   private async find(tenantId: string, id: string): Promise<Application> {
-    const application = await this.applications.findOne({ where: { tenantId, id } });
+    const application = await this.applications.find(tenantId, id);
     if (application === null) {
       throw ApiError.notFound('Application');
     }

@@ -1,7 +1,6 @@
 import { Global, Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { TenantKey } from './tenant-key.entity';
 import { TenantCipher } from './tenant-cipher.service';
+import { TenantKeysRepository } from './tenant-keys.repository';
 import { TenantKeysService } from './tenant-keys.service';
 import { KeyInventory } from './key-inventory.service';
 import { KeyRotation } from './key-rotation.service';
@@ -12,8 +11,7 @@ const PROVIDERS = [MasterKeyring, UnsealShares, TenantKeysService, KeyRotation, 
 
 @Global()
 @Module({
-  imports: [TypeOrmModule.forFeature([TenantKey])],
-  providers: PROVIDERS,
+  providers: [...PROVIDERS, TenantKeysRepository],
   exports: PROVIDERS,
 })
 export class CryptoModule {}

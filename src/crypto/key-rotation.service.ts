@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
-import { Transactions } from '../database/transactions';
+import { Database } from '../database/database.service';
 import { MasterKeyring } from './master-keyring.service';
 import { randomKey } from './secrets';
-import { keyContext, TenantKey, TenantKeyKind } from './tenant-key.entity';
+import { keyContext, TenantKeyKind } from './tenant-key.entity';
+import { TenantKeysRepository } from './tenant-keys.repository';
 import { TenantKeysService } from './tenant-keys.service';
 
 /**
@@ -15,28 +14,25 @@ import { TenantKeysService } from './tenant-keys.service';
 export class KeyRotation {
   constructor(
     private readonly master: MasterKeyring,
-    @InjectRepository(TenantKey) private readonly keys: Repository<TenantKey>,
-    private readonly transactions: Transactions,
+    private readonly keys: TenantKeysRepository,
+    private readonly db: Database,
     private readonly cache: TenantKeysService,
   ) {}
 
   /** Creates version 1 of the tenant's data and HMAC keys (in the tenant-creation transaction, when open). */
   async createTenantKeys(tenantId: string): Promise<void> {
     for (const kind of ['data', 'hmac'] as const) {
-      await this.insertKey(this.transactions.manager, tenantId, kind, 1);
+      await this.insertKey(tenantId, kind, 1);
     }
   }
 
   /** Adds a new data-key version for the tenant; new writes use it from now on. */
   async rotateDataKey(tenantId: string): Promise<number> {
-    return this.keys.manager.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`tenant-keys:${tenantId}`]);
-      const latest = await manager.findOne(TenantKey, {
-        where: { tenantId, kind: 'data' },
-        order: { version: 'DESC' },
-      });
+    return this.db.transaction(async () => {
+      await this.keys.lockTenant(tenantId);
+      const latest = await this.keys.findNewestDataKey(tenantId);
       const version = (latest?.version ?? 0) + 1;
-      await this.insertKey(manager, tenantId, 'data', version);
+      await this.insertKey(tenantId, 'data', version);
       this.cache.forgetActiveVersion(tenantId);
       return version;
     });
@@ -54,18 +50,10 @@ export class KeyRotation {
   ): Promise<number> {
     const keyring = this.master.keyring;
     const active = keyring.activeKeyId;
-    const total = await this.keys
-      .createQueryBuilder('k')
-      .where('k.master_key_id <> :active', { active })
-      .getCount();
+    const total = await this.keys.countNotUnder(active);
     let moved = 0;
     for (;;) {
-      const rows = await this.keys
-        .createQueryBuilder('k')
-        .where('k.master_key_id <> :active', { active })
-        .orderBy('k.tenant_id')
-        .limit(batchSize)
-        .getMany();
+      const rows = await this.keys.findNotUnder(active, batchSize);
       if (rows.length === 0) {
         return moved;
       }
@@ -74,26 +62,17 @@ export class KeyRotation {
         const plain = await keyring.unwrap(row.wrapped, context);
         const wrapped = await keyring.wrap(plain, context);
         plain.fill(0);
-        const result = await this.keys.update(
-          { tenantId: row.tenantId, kind: row.kind, version: row.version, wrapped: row.wrapped },
-          { wrapped, masterKeyId: active },
-        );
-        moved += result.affected ?? 0;
+        moved += await this.keys.rewrap(row, wrapped, active);
       }
       progress?.(moved, total);
     }
   }
 
-  private async insertKey(
-    manager: EntityManager,
-    tenantId: string,
-    kind: TenantKeyKind,
-    version: number,
-  ): Promise<void> {
+  private async insertKey(tenantId: string, kind: TenantKeyKind, version: number): Promise<void> {
     const keyring = this.master.keyring;
     const plain = randomKey();
     const wrapped = await keyring.wrap(plain, keyContext(tenantId, kind, version));
     plain.fill(0);
-    await manager.insert(TenantKey, { tenantId, kind, version, masterKeyId: keyring.activeKeyId, wrapped });
+    await this.keys.insert({ tenantId, kind, version, masterKeyId: keyring.activeKeyId, wrapped });
   }
 }

@@ -1,11 +1,10 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { ChosenStateError } from '../common/api-error';
 import { openKeyProviders } from './key-providers';
 import { ChainedKeyProvider } from './master-key-provider';
-import { keyContext, TenantKey, TenantKeyKind } from './tenant-key.entity';
+import { keyContext } from './tenant-key.entity';
+import { TenantKeysRepository } from './tenant-keys.repository';
 
 /**
  * The master keys this process holds: loaded at boot, or later by an unseal (UnsealShares) when started
@@ -18,7 +17,7 @@ export class MasterKeyring implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @InjectRepository(TenantKey) private readonly keys: Repository<TenantKey>,
+    private readonly keys: TenantKeysRepository,
   ) {}
 
   /** Loads the master keys, then refuses to boot unless they open every tenant key in the database. */
@@ -84,21 +83,10 @@ export class MasterKeyring implements OnModuleInit, OnModuleDestroy {
    */
   async problem(keyring: ChainedKeyProvider = this.keyring): Promise<string | null> {
     // Not migrated yet (MIGRATIONS_RUN=false before `cli migrate`): no tenant key to open; readiness says so.
-    const [{ present }]: { present: boolean }[] = await this.keys.query(
-      "SELECT to_regclass('tenant_keys') IS NOT NULL AS present",
-    );
-    if (!present) {
+    if (!(await this.keys.tableExists())) {
       return null;
     }
-    const rows: {
-      master_key_id: string;
-      tenant_id: string;
-      kind: TenantKeyKind;
-      version: number;
-      wrapped: string;
-    }[] = await this.keys.query(
-      'SELECT DISTINCT ON (master_key_id) master_key_id, tenant_id, kind, version, wrapped FROM tenant_keys ORDER BY master_key_id',
-    );
+    const rows = await this.keys.onePerMasterKey();
     const missing = rows.filter((r) => !keyring.has(r.master_key_id)).map((r) => r.master_key_id);
     if (missing.length > 0) {
       return (

@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { createSecretKey, KeyObject } from 'node:crypto';
-import { Repository } from 'typeorm';
-import { Transactions } from '../database/transactions';
 import { MasterKeyring } from './master-keyring.service';
 import { keyContext, TenantKey, TenantKeyKind } from './tenant-key.entity';
+import { TenantKeysRepository } from './tenant-keys.repository';
 
 export interface VersionedKey {
   version: number;
@@ -26,8 +24,7 @@ export class TenantKeysService {
 
   constructor(
     private readonly master: MasterKeyring,
-    @InjectRepository(TenantKey) private readonly keys: Repository<TenantKey>,
-    private readonly transactions: Transactions,
+    private readonly keys: TenantKeysRepository,
   ) {}
 
   /** The newest data key: new ciphertexts use it. */
@@ -36,7 +33,7 @@ export class TenantKeysService {
     const cached = this.active.get(tenantId);
     let version = cached !== undefined && cached.until > Date.now() ? cached.version : undefined;
     if (version === undefined) {
-      const row = await this.keys.findOne({ where: { tenantId, kind: 'data' }, order: { version: 'DESC' } });
+      const row = await this.keys.findNewestDataKey(tenantId);
       if (row === null) {
         throw new Error('tenant has no data key');
       }
@@ -67,9 +64,7 @@ export class TenantKeysService {
     if (cached !== undefined) {
       return cached;
     }
-    // Through the open transaction, if any: on the embedded database (one connection) a read beside it
-    // would wait for it forever.
-    const row = await this.transactions.manager.findOne(TenantKey, { where: { tenantId, kind, version } });
+    const row = await this.keys.find(tenantId, kind, version);
     if (row === null) {
       throw new Error(`tenant key ${kind} v${version} not found`);
     }

@@ -1,10 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { MasterKeyring } from './master-keyring.service';
 import { ChainedKeyProvider, EnvKeyProvider } from './master-key-provider';
 import { combineShares, ParsedShare } from './shamir';
+import { TenantKeysRepository } from './tenant-keys.repository';
 import { checkShare, recordSplit } from './unseal-splits';
 
 /** What POST /unseal answers. */
@@ -26,13 +25,13 @@ export class UnsealShares {
   private held: ParsedShare[] = [];
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly splits: TenantKeysRepository,
     private readonly master: MasterKeyring,
   ) {}
 
   /** Records a split keys:split just made; from now on only its shares unseal. */
   record(shares: string[]): Promise<{ id: string; threshold: number }> {
-    return recordSplit(this.dataSource.manager, shares);
+    return recordSplit(this.splits, shares);
   }
 
   /**
@@ -44,7 +43,7 @@ export class UnsealShares {
     if (!this.master.sealed) {
       return unsealed();
     }
-    const share = await checkShare(this.dataSource.manager, text);
+    const share = await checkShare(this.splits, text);
     if (!this.master.sealed) {
       return unsealed();
     }
@@ -78,7 +77,7 @@ export class UnsealShares {
     if (!this.master.sealed) {
       return unsealed();
     }
-    await checkShare(this.dataSource.manager, text);
+    await checkShare(this.splits, text);
     this.held = [];
     this.logger.warn('Unseal: every held share was dropped (unseal:reset).');
     return { sealed: true, shares_received: 0 };

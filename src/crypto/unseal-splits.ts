@@ -1,6 +1,6 @@
-import type { EntityManager } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { ParsedShare, parseShare, shareDigest } from './shamir';
+import type { TenantKeysRepository } from './tenant-keys.repository';
 
 /**
  * The unseal shares' gate: `keys:split` records each split's threshold and share digests (table
@@ -9,15 +9,11 @@ import { ParsedShare, parseShare, shareDigest } from './shamir';
  * it works while sealed.
  */
 
-interface SplitRow {
-  id: string;
-  threshold: number;
-  share_digests: string[];
-}
+type SplitRecord = Pick<TenantKeysRepository, 'insertSplit' | 'newestSplit'>;
 
 /** Records a split keys:split just made (splitMasterKeys' shares, in order); from now on only its shares unseal. */
 export async function recordSplit(
-  db: EntityManager,
+  splits: SplitRecord,
   shares: string[],
 ): Promise<{ id: string; threshold: number }> {
   const parsed = shares.map(parseShare);
@@ -29,16 +25,12 @@ export async function recordSplit(
   if (first === undefined || first === null || first.splitId === '' || !oneSplit) {
     throw new Error('recordSplit needs every share of one split, in order (splitMasterKeys)');
   }
-  await db.query('INSERT INTO unseal_splits (id, threshold, share_digests) VALUES ($1, $2, $3::text[])', [
-    first.splitId,
-    first.threshold,
-    shares.map(shareDigest),
-  ]);
+  await splits.insertSplit(first.splitId, first.threshold, shares.map(shareDigest));
   return { id: first.splitId, threshold: first.threshold };
 }
 
 /** The share, when it is one of the newest recorded split's; 400 otherwise, saying why (never the share). */
-export async function checkShare(db: EntityManager, text: string): Promise<ParsedShare> {
+export async function checkShare(splits: SplitRecord, text: string): Promise<ParsedShare> {
   const share = parseShare(text);
   if (share === null) {
     throw ApiError.badRequest(
@@ -50,7 +42,7 @@ export async function checkShare(db: EntityManager, text: string): Promise<Parse
       'share is in the old format (tvs1), which cannot be checked on its own: make new shares with keys:split',
     );
   }
-  const split = await newestSplit(db);
+  const split = await splits.newestSplit();
   if (split === null) {
     throw ApiError.badRequest('no key split is recorded in this vault: run keys:split first');
   }
@@ -66,19 +58,4 @@ export async function checkShare(db: EntityManager, text: string): Promise<Parse
     throw ApiError.badRequest('share does not match the record of its split: altered, mistyped or forged');
   }
   return share;
-}
-
-async function newestSplit(db: EntityManager): Promise<SplitRow | null> {
-  try {
-    const rows: SplitRow[] = await db.query(
-      'SELECT id, threshold, share_digests FROM unseal_splits ORDER BY seq DESC LIMIT 1',
-    );
-    return rows[0] ?? null;
-  } catch (err) {
-    // Not migrated yet (42P01, undefined table): no split can be recorded.
-    if ((err as { code?: string }).code === '42P01') {
-      return null;
-    }
-    throw err;
-  }
 }

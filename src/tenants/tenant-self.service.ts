@@ -65,7 +65,7 @@ export class TenantSelfService {
     }
     await this.db.transaction(async () => {
       await this.tenants.markDeleted(principal.tenantId, this.clock.now());
-      await this.applications.revokeTenant(this.db.manager, principal.tenantId);
+      await this.applications.revokeTenant(principal.tenantId);
     });
   }
 

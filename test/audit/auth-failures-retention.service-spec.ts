@@ -4,7 +4,8 @@ import { AuditRetention } from '../../src/audit/audit-retention.service';
 import { Clock } from '../../src/common/clock';
 import { MasterKeyring } from '../../src/crypto/master-keyring.service';
 import { TenantKeysService } from '../../src/crypto/tenant-keys.service';
-import { TenantKey } from '../../src/crypto/tenant-key.entity';
+import { TenantKeysRepository } from '../../src/crypto/tenant-keys.repository';
+import { Database } from '../../src/database/database.service';
 import { Transactions } from '../../src/database/transactions';
 import { AuditJobsService } from '../../src/jobs/audit-jobs.service';
 import { JobRunner } from '../../src/jobs/job-runner';
@@ -21,9 +22,10 @@ describe('the audit retention job and failed-authentication counts', () => {
     const { dataSource } = db;
     const transactions = new Transactions(dataSource);
     const clock = new Clock();
-    master = new MasterKeyring(config, dataSource.getRepository(TenantKey));
+    const tenantKeys = new TenantKeysRepository(new Database(dataSource, transactions, config));
+    master = new MasterKeyring(config, tenantKeys);
     await master.onModuleInit();
-    const keys = new TenantKeysService(master, dataSource.getRepository(TenantKey), transactions);
+    const keys = new TenantKeysService(master, tenantKeys);
     const chain = new AuditChain(dataSource, transactions, keys, clock);
     job = new AuditJobsService(
       chain,

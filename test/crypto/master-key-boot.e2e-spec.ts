@@ -1,14 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getRepositoryToken } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { Clock } from '../../src/common/clock';
 import { KeyRotation } from '../../src/crypto/key-rotation.service';
 import { MasterKeyring, MasterKeysMismatchError } from '../../src/crypto/master-keyring.service';
 import { TenantKeysService } from '../../src/crypto/tenant-keys.service';
-import { TenantKey } from '../../src/crypto/tenant-key.entity';
-import { Transactions } from '../../src/database/transactions';
+import { TenantKeysRepository } from '../../src/crypto/tenant-keys.repository';
+import { Database } from '../../src/database/database.service';
 import { ensureBuild, freePort, spawnServer, waitForOutput } from '../support/spawned-server';
 import { TEST_MASTER_KEYS, TestContext } from '../support/test-app';
 import { TestClock } from '../support/test-clock';
@@ -23,7 +21,7 @@ describe('master keys that cannot open the tenant keys', () => {
   let ctx: TestContext;
   /** Readiness reuses its key check for 5 s: moved past that instead of waiting. */
   const clock = new TestClock();
-  const repository = (): Repository<TenantKey> => ctx.get(getRepositoryToken(TenantKey));
+  const repository = (): TenantKeysRepository => ctx.get(TenantKeysRepository);
   /** A second master keyring on the same database with other master keys: the boot check of another process. */
   const bootWith = async (masterKeys: string): Promise<MasterKeyring> => {
     const master = new MasterKeyring({ ...ctx.config, masterKeys }, repository());
@@ -33,8 +31,8 @@ describe('master keys that cannot open the tenant keys', () => {
   /** Re-wraps every tenant key under the active master key of `masterKeys`, as another replica would. */
   const rewrapWith = async (masterKeys: string): Promise<void> => {
     const master = await bootWith(masterKeys);
-    const cache = new TenantKeysService(master, repository(), ctx.get(Transactions));
-    await new KeyRotation(master, repository(), ctx.get(Transactions), cache).rewrapUnderActiveMaster();
+    const cache = new TenantKeysService(master, repository());
+    await new KeyRotation(master, repository(), ctx.get(Database), cache).rewrapUnderActiveMaster();
   };
 
   beforeAll(async () => {

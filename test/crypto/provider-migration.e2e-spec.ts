@@ -1,10 +1,8 @@
-import { getRepositoryToken } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { loadConfig } from '../../src/config/app-config';
-import { TenantKey } from '../../src/crypto/tenant-key.entity';
 import { KeyInventory } from '../../src/crypto/key-inventory.service';
 import { KeyRotation } from '../../src/crypto/key-rotation.service';
 import { MasterKeyring } from '../../src/crypto/master-keyring.service';
+import { TenantKeysRepository } from '../../src/crypto/tenant-keys.repository';
 import { SoftHsm, describeWithSoftHsm } from '../support/softhsm';
 import { TEST_MASTER_KEYS, TestContext } from '../support/test-app';
 import { ALL_TOKEN_PERMISSIONS, cardData, rule, tokenApp, TokensApi } from '../support/token-factory';
@@ -107,7 +105,7 @@ describeWithSoftHsm('moving tenant keys between the env and pkcs11 providers, an
   it('refuses to boot on pkcs11 alone while tenant keys are still wrapped by the env key', async () => {
     const service = new MasterKeyring(
       loadConfig({ NODE_ENV: 'test', ...hsm.env(['hsm-2']) }),
-      ctx.get<Repository<TenantKey>>(getRepositoryToken(TenantKey)),
+      ctx.get(TenantKeysRepository),
     );
     await expect(service.onModuleInit()).rejects.toThrow(/"test-1".*VAULT_PKCS11_KEY_LABELS/);
     service.onModuleDestroy();
