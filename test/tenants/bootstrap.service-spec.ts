@@ -64,8 +64,14 @@ describe('TenantsService: the default tenant and tenant creation', () => {
     return n;
   };
 
-  beforeEach(async () => {
+  beforeAll(async () => {
     db = await openTestDataSource();
+  });
+  afterAll(() => db.close());
+
+  // Every test starts on an empty database, as bootstrap does.
+  beforeEach(async () => {
+    await db.dataLayer.execute('TRUNCATE tenants, users CASCADE');
     others = new Collaborators(db.dataLayer);
     tenants = new TenantsService(
       db.dataLayer,
@@ -76,7 +82,6 @@ describe('TenantsService: the default tenant and tenant creation', () => {
       others.rotation,
     );
   });
-  afterEach(() => db.close());
 
   it('creates one tenant with an OWNER, its keys and a management application, once', async () => {
     expect(await count('tenants')).toBe(0);
