@@ -1,8 +1,7 @@
 import { ApiPropertyOptional, ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import type { ObjectLiteral, Repository } from 'typeorm';
-import { ToArray, wildcardToLike } from './query';
+import { ToArray } from './query';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -81,25 +80,4 @@ export class IdAndNameQueryDto extends PageQueryDto {
   @IsString()
   @MaxLength(200)
   name?: string;
-}
-
-/** One page of a tenant's rows filtered as IdAndNameQueryDto says, newest first, and the count of all matches. */
-export function findIdAndNamePage<T extends ObjectLiteral>(
-  repository: Repository<T>,
-  tenantId: string,
-  query: IdAndNameQueryDto,
-): Promise<[T[], number]> {
-  const builder = repository.createQueryBuilder('r').where('r.tenant_id = :tenantId', { tenantId });
-  if (query.id !== undefined) {
-    builder.andWhere('r.id IN (:...ids)', { ids: query.id });
-  }
-  if (query.name !== undefined) {
-    builder.andWhere(`r.name ILIKE :name ESCAPE '\\'`, { name: wildcardToLike(query.name) });
-  }
-  return builder
-    .orderBy('r.created_at', 'DESC')
-    .addOrderBy('r.id', 'ASC')
-    .skip(pageOffset(query))
-    .take(query.size)
-    .getManyAndCount();
 }

@@ -15,6 +15,13 @@ export interface BatchShape<I> {
   max: number;
 }
 
+/** How many connections the pool holds, how many are idle, how many queries wait for one. */
+export interface PoolCounts {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
 /**
  * The one way the vault reaches its database. Repositories send their statements through it; it runs them in
  * the transaction open at the call (the one `transaction` or a request's `runWhole` opened, whatever module
@@ -116,6 +123,14 @@ export class Database {
   /** Where statements go now: the open transaction's manager, or the data source's. */
   get manager(): EntityManager {
     return this.transactions.manager;
+  }
+
+  /** The connection pool's counts (none on a database without a pool). */
+  poolCounts(): PoolCounts | undefined {
+    const pool = (this.dataSource.driver as unknown as { master?: PoolCounts }).master;
+    return pool === undefined
+      ? undefined
+      : { totalCount: pool.totalCount, idleCount: pool.idleCount, waitingCount: pool.waitingCount };
   }
 
   /** The data source, for what only it does (migrations, the change feed's listening connection). */

@@ -1,14 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-
-interface PgPool {
-  totalCount: number;
-  idleCount: number;
-  waitingCount: number;
-}
+import { Database, PoolCounts } from '../database/database.service';
 
 /**
  * The vault's Prometheus registry (one per app, so several apps in one process do not clash). Modules
@@ -25,7 +18,7 @@ export class MetricsService {
   readonly sandboxRejected: Counter<'reason'>;
   private sandboxLoad: () => { queued: number; running: number } = () => ({ queued: 0, running: 0 });
 
-  constructor(@InjectDataSource() dataSource: DataSource, @Inject(APP_CONFIG) config: AppConfig) {
+  constructor(database: Database, @Inject(APP_CONFIG) config: AppConfig) {
     collectDefaultMetrics({ register: this.registry, prefix: 'token_vault_' });
     new Gauge({
       name: 'token_vault_build_info',
@@ -76,14 +69,18 @@ export class MetricsService {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25],
       registers: [this.registry],
     });
-    const pool = (): PgPool | undefined => (dataSource.driver as unknown as { master?: PgPool }).master;
+    const pool = (): PoolCounts | undefined => database.poolCounts();
     for (const [name, help, read] of [
-      ['token_vault_db_pool_connections', 'Database connections in the pool', (p: PgPool) => p.totalCount],
-      ['token_vault_db_pool_idle', 'Idle database connections in the pool', (p: PgPool) => p.idleCount],
+      [
+        'token_vault_db_pool_connections',
+        'Database connections in the pool',
+        (p: PoolCounts) => p.totalCount,
+      ],
+      ['token_vault_db_pool_idle', 'Idle database connections in the pool', (p: PoolCounts) => p.idleCount],
       [
         'token_vault_db_pool_waiting',
         'Queries waiting for a database connection',
-        (p: PgPool) => p.waitingCount,
+        (p: PoolCounts) => p.waitingCount,
       ],
     ] as const) {
       new Gauge({

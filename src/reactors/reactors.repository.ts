@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { findIdAndNamePage, IdAndNameQueryDto } from '../common/pagination';
+import { IdAndNameQueryDto } from '../common/pagination';
+import { findIdAndNamePage } from '../database/id-and-name-page';
 import { Database } from '../database/database.service';
 import { entityColumns } from '../database/entity-columns';
 import type { FormulaRequestParameter } from '../reactor-formulas/reactor-formula.entity';
