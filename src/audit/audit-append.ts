@@ -1,17 +1,9 @@
 import type { KeyObject } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
 import { linkHash } from './audit-chain';
+import type { AuditChainsRepository } from './audit-chains.repository';
 import type { AuditRow } from './audit-event';
-import {
-  ChainHead,
-  Link,
-  linksPastHeads,
-  lockHeads,
-  SignedHead,
-  signHead,
-  StoredLink,
-  updateHeads,
-} from './audit-heads';
+import { ChainHead, Link, SignedHead, signHead, StoredLink } from './audit-heads';
+import type { AuditRecordsRepository } from './audit-records.repository';
 
 /** A record the sealer is about to chain, with the transaction that wrote it. */
 export type Sealable = AuditRow & { xid: string };
@@ -25,12 +17,12 @@ export interface ChainKeys {
 
 /** Appends each tenant's records to its chain and moves (and signs) its head; how many links. */
 export async function appendLinks(
-  m: EntityManager,
+  chains: AuditChainsRepository,
   byTenant: Map<string, Sealable[]>,
   chain: ChainKeys,
 ): Promise<number> {
-  const heads = await lockHeads(m, [...byTenant.keys()]);
-  const past = await linksPastHeads(m, heads);
+  const heads = await chains.lockHeads([...byTenant.keys()]);
+  const past = await chains.linksPastHeads(heads);
   const links: Link[] = [];
   const moved: SignedHead[] = [];
   for (const head of heads) {
@@ -54,40 +46,24 @@ export async function appendLinks(
     }
     moved.push(signHead(head.tenant_id, seq.toString(), prev, { keyId, key }, chain.now()));
   }
-  await m.query(
-    `INSERT INTO audit_links (tenant_id, seq, record_xid, record_id, prev_hash, hash, key_id)
-     SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::xid8[], $4::uuid[], $5::text[], $6::text[], $7::text[])`,
-    [
-      links.map((l) => l.tenantId),
-      links.map((l) => l.seq),
-      links.map((l) => l.recordXid),
-      links.map((l) => l.recordId),
-      links.map((l) => l.prev),
-      links.map((l) => l.hash),
-      links.map((l) => l.keyId),
-    ],
-  );
-  await updateHeads(m, moved);
+  await chains.insertLinks(links);
+  await chains.updateHeads(moved);
   return links.length;
 }
 
 /** Every head that links already lie past (locked), moved over them: for a vault that just restarted. */
-export async function catchUpHeads(m: EntityManager, chain: ChainKeys): Promise<void> {
-  const heads: ChainHead[] = await m.query(
-    `SELECT * FROM audit_chains c WHERE EXISTS (
-       SELECT 1 FROM audit_links l WHERE l.tenant_id = c.tenant_id AND l.seq > c.head_seq)
-     ORDER BY tenant_id FOR UPDATE`,
-  );
+export async function catchUpHeads(chains: AuditChainsRepository, chain: ChainKeys): Promise<void> {
+  const heads = await chains.lockHeadsBehindLinks();
   if (heads.length === 0) {
     return;
   }
-  const past = await linksPastHeads(m, heads);
+  const past = await chains.linksPastHeads(heads);
   const moved: SignedHead[] = [];
   for (const head of heads) {
     const end = await continued(head, past, chain);
     moved.push(signHead(head.tenant_id, end.seq, end.hash, (await chain.key(head.tenant_id))!, chain.now()));
   }
-  await updateHeads(m, moved);
+  await chains.updateHeads(moved);
 }
 
 /**
@@ -129,16 +105,11 @@ async function continued(
 }
 
 /** Waits (at most `ms`) until every transaction that had begun writing when it was called has ended. */
-export async function awaitEarlierWriters(dataSource: DataSource, ms: number): Promise<void> {
-  const [{ next }]: { next: string }[] = await dataSource.query(
-    'SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS next',
-  );
+export async function awaitEarlierWriters(records: AuditRecordsRepository, ms: number): Promise<void> {
+  const next = await records.nextTransactionId();
   const deadline = Date.now() + ms;
   for (;;) {
-    const [{ ended }]: { ended: boolean }[] = await dataSource.query(
-      'SELECT pg_snapshot_xmin(pg_current_snapshot()) >= $1::xid8 AS ended',
-      [next],
-    );
+    const ended = await records.endedBefore(next);
     if (ended || Date.now() >= deadline) {
       return;
     }

@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { KeyObject } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
 import { TenantKeysService } from '../crypto/tenant-keys.service';
-import { Transactions } from '../database/transactions';
+import { Database } from '../database/database.service';
 import {
   anchorSignature,
   chainKey,
@@ -14,18 +12,10 @@ import {
   SealError,
   SealProgress,
 } from './audit-chain';
-import {
-  Breach,
-  ChainHead,
-  countChained,
-  SignedHead,
-  signHead,
-  tenantExists,
-  updateHeads,
-} from './audit-heads';
+import { Breach, ChainHead, SignedHead, signHead } from './audit-heads';
 import { appendLinks, awaitEarlierWriters, catchUpHeads, ChainKeys, Sealable } from './audit-append';
-import { readRecordColumns } from './audit-event';
-import type { LinkedRow } from './audit-event';
+import { AuditChainsRepository } from './audit-chains.repository';
+import { AuditRecordsRepository } from './audit-records.repository';
 
 const SEAL_BATCH = 500;
 const VERIFY_BATCH = 1000;
@@ -57,8 +47,9 @@ export class AuditChain {
   };
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly transactions: Transactions,
+    private readonly db: Database,
+    private readonly records: AuditRecordsRepository,
+    private readonly chains: AuditChainsRepository,
     private readonly keys: TenantKeysService,
     private readonly clock: Clock,
   ) {}
@@ -88,7 +79,7 @@ export class AuditChain {
     this.running++;
     try {
       if (wait) {
-        await awaitEarlierWriters(this.dataSource, WAIT_MS);
+        await awaitEarlierWriters(this.records, WAIT_MS);
       }
       let total = 0;
       // While shutting down, no new batch: the one running commits before the database closes.
@@ -96,9 +87,7 @@ export class AuditChain {
         const progress: SealProgress = { at: null };
         let batch: { scanned: number; chained: number };
         try {
-          batch = await this.transactions.run(() =>
-            this.sealBatch(this.transactions.manager, progress, !this.caughtUp),
-          );
+          batch = await this.db.transaction(() => this.sealBatch(progress, !this.caughtUp));
         } catch (err) {
           throw new SealError(err, progress.at);
         }
@@ -130,30 +119,18 @@ export class AuditChain {
    * whatever an interrupted or earlier sealer left (`catchUp`: every tenant's head, once per process).
    */
   private async sealBatch(
-    m: EntityManager,
     progress: SealProgress,
     catchUp: boolean,
   ): Promise<{ scanned: number; chained: number }> {
-    const [cursor]: { xid: string; id: string; unsigned_heads: boolean }[] = await m.query(
-      'SELECT cursor_xid::text AS xid, cursor_id AS id, unsigned_heads FROM audit_seal_state FOR UPDATE',
-    );
+    const cursor = await this.records.lockSealCursor();
     progress.at = { tenantId: null, recordId: cursor.id, xid: cursor.xid };
     if (cursor.unsigned_heads) {
-      await this.signUnsignedHeads(m);
+      await this.signUnsignedHeads();
     }
     if (catchUp) {
-      await catchUpHeads(m, this.appending);
+      await catchUpHeads(this.chains, this.appending);
     }
-    // `r.xid`, never a bare `xid` (the text output column): ORDER BY would sort the ids as text, '1000'
-    // before '999', and batches overlapped across such a boundary, linking a record twice.
-    const rows: (Sealable & { linked: boolean })[] = await m.query(
-      `SELECT ${readRecordColumns('r')}, r.xid::text AS xid, EXISTS (
-         SELECT 1 FROM audit_links l WHERE l.tenant_id = r.tenant_id AND l.record_id = r.id) AS linked
-       FROM audit_records r
-       WHERE (r.xid, r.id) > ($1::xid8, $2::uuid) AND r.xid < pg_snapshot_xmin(pg_current_snapshot())
-       ORDER BY r.xid, r.id LIMIT ${SEAL_BATCH}`,
-      [cursor.xid, cursor.id],
-    );
+    const rows = await this.records.recordsToSeal(cursor, SEAL_BATCH);
     const byTenant = new Map<string, Sealable[]>();
     for (const row of rows.filter((r) => !r.linked)) {
       const own = byTenant.get(row.tenant_id);
@@ -167,10 +144,10 @@ export class AuditChain {
     if (first !== undefined) {
       progress.at = { tenantId: first.tenant_id, recordId: first.id, xid: first.xid };
     }
-    const links = byTenant.size === 0 ? 0 : await appendLinks(m, byTenant, this.appending);
+    const links = byTenant.size === 0 ? 0 : await appendLinks(this.chains, byTenant, this.appending);
     if (rows.length > 0) {
       const last = rows[rows.length - 1];
-      await m.query('UPDATE audit_seal_state SET cursor_xid = $1::xid8, cursor_id = $2', [last.xid, last.id]);
+      await this.records.moveSealCursor(last.xid, last.id);
     }
     return { scanned: rows.length, chained: links };
   }
@@ -179,20 +156,15 @@ export class AuditChain {
    * Once after the upgrade that added head signatures: signs the heads chained before it (trusted as they
    * are then), so that from now on an unsigned head past link 0 is a breach.
    */
-  private async signUnsignedHeads(m: EntityManager): Promise<void> {
-    // A purged tenant's head stays unsigned: its keys are gone.
-    const heads: ChainHead[] = await m.query(
-      `SELECT * FROM audit_chains c WHERE head_signature IS NULL AND head_seq > 0
-         AND EXISTS (SELECT 1 FROM tenants t WHERE t.id = c.tenant_id)
-       ORDER BY tenant_id FOR UPDATE`,
-    );
+  private async signUnsignedHeads(): Promise<void> {
+    const heads = await this.chains.lockUnsignedHeads();
     const signed: SignedHead[] = [];
     for (const head of heads) {
       const { keyId, key } = (await this.key(head.tenant_id)) as { keyId: string; key: KeyObject };
       signed.push(signHead(head.tenant_id, head.head_seq, head.head_hash, { keyId, key }, this.clock.now()));
     }
-    await updateHeads(m, signed);
-    await m.query('UPDATE audit_seal_state SET unsigned_heads = false');
+    await this.chains.updateHeads(signed);
+    await this.records.markHeadsSigned();
   }
 
   /** Whether the head is the one this vault signed (an unsigned head only at link 0: nothing chained yet). */
@@ -209,29 +181,18 @@ export class AuditChain {
   }
 
   /** The tenant's chain row, or null. */
-  async head(tenantId: string): Promise<ChainHead | null> {
-    const heads: ChainHead[] = await this.dataSource.query(
-      'SELECT * FROM audit_chains WHERE tenant_id = $1',
-      [tenantId],
-    );
-    return heads[0] ?? null;
+  head(tenantId: string): Promise<ChainHead | null> {
+    return this.chains.head(tenantId);
   }
 
   /** Tenants that have a chain, for verifying them all. */
-  async tenants(): Promise<string[]> {
-    const rows: { tenant_id: string }[] = await this.dataSource.query(
-      'SELECT tenant_id FROM audit_chains ORDER BY tenant_id',
-    );
-    return rows.map((r) => r.tenant_id);
+  tenants(): Promise<string[]> {
+    return this.chains.tenants();
   }
 
   /** Tenants that have a chain, audit records or links (a tenant whose chain row was deleted has no chain). */
-  async verifiable(): Promise<string[]> {
-    const rows: { tenant_id: string }[] = await this.dataSource.query(
-      `SELECT tenant_id FROM audit_chains UNION SELECT DISTINCT tenant_id FROM audit_records
-       UNION SELECT DISTINCT tenant_id FROM audit_links ORDER BY 1`,
-    );
-    return rows.map((r) => r.tenant_id);
+  verifiable(): Promise<string[]> {
+    return this.chains.verifiable();
   }
 
   /**
@@ -247,7 +208,7 @@ export class AuditChain {
     });
     const head = await this.head(tenantId);
     if (head === null) {
-      const chained = await countChained(this.dataSource.manager, tenantId, { unlinkedOnly: false });
+      const chained = await this.chains.countChained(tenantId, { unlinkedOnly: false });
       return chained === 0
         ? null
         : breach(
@@ -256,7 +217,7 @@ export class AuditChain {
             `the chain is missing: ${chained} chained record(s) or link(s) but no chain row`,
           );
     }
-    if (!(await tenantExists(this.dataSource.manager, tenantId))) {
+    if (!(await this.chains.tenantExists(tenantId))) {
       const reason = 'the tenant was purged, and its chain key with it: its chain can no longer be verified';
       return { ...breach(head.head_seq, null, reason), purged: true };
     }
@@ -276,13 +237,8 @@ export class AuditChain {
     let expected = BigInt(head.anchor_seq) + 1n;
     let prev = head.anchor_hash;
     for (;;) {
-      const rows: (LinkedRow & { record_id: string })[] = await this.dataSource.query(
-        `SELECT l.seq, l.prev_hash, l.hash, l.key_id, l.record_id, ${readRecordColumns('r')} FROM audit_links l
-         LEFT JOIN audit_records r ON r.xid = l.record_xid AND r.id = l.record_id AND r.tenant_id = l.tenant_id
-         WHERE l.tenant_id = $1 AND l.seq >= $2 AND l.seq <= $3 ORDER BY l.seq LIMIT ${VERIFY_BATCH}`,
-        // Up to the head read above: a replica sealing meanwhile appends past it.
-        [tenantId, expected.toString(), head.head_seq],
-      );
+      // Up to the head read above: a replica sealing meanwhile appends past it.
+      const rows = await this.chains.links(tenantId, expected.toString(), head.head_seq, VERIFY_BATCH);
       for (const row of rows) {
         if (row.seq !== expected.toString()) {
           return breach(expected.toString(), null, `link ${expected} is missing`);
@@ -311,7 +267,7 @@ export class AuditChain {
     if (last !== head.head_seq || prev !== head.head_hash) {
       return breach(head.head_seq, null, `the chain ends at ${last}, its head says ${head.head_seq}`);
     }
-    const unlinked = await countChained(this.dataSource.manager, tenantId, { unlinkedOnly: true });
+    const unlinked = await this.chains.countChained(tenantId, { unlinkedOnly: true });
     if (unlinked > 0) {
       return breach(null, null, `${unlinked} record(s) the sealer has passed are in no link of the chain`);
     }

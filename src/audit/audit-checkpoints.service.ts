@@ -1,9 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { Checkpoint, headSignature } from './audit-chain';
 import { AuditChain } from './audit-chain.service';
-import { ChainHead, tenantExists } from './audit-heads';
+import { AuditChainsRepository } from './audit-chains.repository';
 
 /**
  * Checkpoints: a tenant's signed chain head as the operator keeps it outside the database (audit:export
@@ -18,7 +16,7 @@ export class AuditCheckpoints {
   private readonly logged = new Map<string, string>();
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly chains: AuditChainsRepository,
     private readonly chain: AuditChain,
   ) {}
 
@@ -27,12 +25,7 @@ export class AuditCheckpoints {
    * tenants (whose keys are gone), are left out.
    */
   async current(tenantId?: string): Promise<Checkpoint[]> {
-    const heads: ChainHead[] = await this.dataSource.query(
-      `SELECT c.* FROM audit_chains c JOIN tenants t ON t.id = c.tenant_id
-       WHERE c.head_signature IS NOT NULL AND ($1::uuid IS NULL OR c.tenant_id = $1)
-       ORDER BY c.tenant_id`,
-      [tenantId ?? null],
-    );
+    const heads = await this.chains.signedHeads(tenantId ?? null);
     return heads.map((h) => ({
       tenant_id: h.tenant_id,
       seq: h.head_seq,
@@ -64,7 +57,7 @@ export class AuditCheckpoints {
   async check(checkpoint: Checkpoint): Promise<string | null> {
     const { tenant_id: tenantId, seq } = checkpoint;
     // Checked first: the tenant's keys may still be cached in this process.
-    if (!(await tenantExists(this.dataSource.manager, tenantId))) {
+    if (!(await this.chains.tenantExists(tenantId))) {
       return 'the tenant no longer exists (purged, or its row deleted): its chain cannot be checked';
     }
     let chain;
@@ -91,14 +84,11 @@ export class AuditCheckpoints {
     if (seq === head.anchor_seq) {
       hash = head.anchor_hash;
     } else {
-      const links: { hash: string }[] = await this.dataSource.query(
-        'SELECT hash FROM audit_links WHERE tenant_id = $1 AND seq = $2',
-        [tenantId, seq],
-      );
-      if (links.length === 0) {
+      const link = await this.chains.linkAt(tenantId, seq);
+      if (link === null) {
         return `link ${seq} of the checkpoint is missing`;
       }
-      hash = links[0].hash;
+      hash = link.hash;
     }
     return hash === checkpoint.hash
       ? null

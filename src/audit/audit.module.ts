@@ -1,6 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { AuditChain } from './audit-chain.service';
+import { AuditChainsRepository } from './audit-chains.repository';
 import { AuditCheckpoints } from './audit-checkpoints.service';
+import { AuditRecordsRepository } from './audit-records.repository';
 import { AuditRetention } from './audit-retention.service';
 import { AuditService } from './audit.service';
 import { LogsController } from './logs.controller';
@@ -10,7 +12,15 @@ import { LogsService } from './logs.service';
 @Global()
 @Module({
   controllers: [LogsController],
-  providers: [AuditService, AuditChain, AuditCheckpoints, AuditRetention, LogsService],
+  providers: [
+    AuditRecordsRepository,
+    AuditChainsRepository,
+    AuditService,
+    AuditChain,
+    AuditCheckpoints,
+    AuditRetention,
+    LogsService,
+  ],
   exports: [AuditService, AuditChain, AuditCheckpoints, AuditRetention],
 })
 export class AuditModule {}

@@ -7,22 +7,12 @@ import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import type { StatementPart } from '../database/composed-statement';
-import { preparedQuery } from '../database/prepared-query';
-import { StatementBatcher } from '../database/statement-batcher';
-import { Transactions } from '../database/transactions';
+import { Database } from '../database/database.service';
+import type { StatementBatcher } from '../database/statement-batcher';
 import { MetricsService } from '../metrics/metrics.service';
-import { actorOf, AuditEvent, recordColumns, RequestOrigin } from './audit-event';
+import { actorOf, AuditEvent, RequestOrigin } from './audit-event';
+import { AuditRecordsRepository, RecordValues } from './audit-records.repository';
 import { currentOrigin } from './request-origin';
-
-/** INSERT's rows, many at once: one array per column, in INSERT's order (token_ids joined into one text). */
-const INSERT_MANY = `INSERT INTO audit_records (${recordColumns()})
-  SELECT c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, string_to_array(c14, chr(31))
-  FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::uuid[], $5::text[], $6::text[], $7::text[],
-    $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[])
-    AS r(c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14)`;
-
-const INSERT = `INSERT INTO audit_records (${recordColumns()})
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, string_to_array($14, chr(31)))`;
 
 /** Joins a record's token ids into one parameter: a control character, which no token id may contain. */
 const TOKEN_ID_SEPARATOR = '\x1f';
@@ -37,7 +27,7 @@ const KEY_PREFIX = /^key_[1-9A-HJ-NP-Za-km-z]{4}/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * Writes the audit trail. `record()` inserts in the open transaction (Transactions), so a change that commits
+ * Writes the audit trail. `record()` inserts in the open transaction (Database), so a change that commits
  * has its record and a rolled-back one has none; outside a transaction (reads) it is its own statement,
  * awaited before the data is returned. Either way a record that cannot be written fails the action with a
  * 503: the vault does not act unaudited. The chain (seq, hashes) is added by AuditChain.seal().
@@ -46,13 +36,24 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export class AuditService {
   private readonly logger = new Logger('Audit');
   private readonly writes: Histogram<'outcome'>;
+  /** Records written outside a transaction (reads'), many requests' in one statement. */
+  private readonly standalone: StatementBatcher<RecordValues, void>;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly transactions: Transactions,
+    private readonly db: Database,
+    private readonly records: AuditRecordsRepository,
     private readonly clock: Clock,
     metrics: MetricsService,
   ) {
+    this.standalone = db.batcher<RecordValues, void>(
+      async (rows) => {
+        await this.records.insertMany(rows);
+        return rows.map(() => undefined);
+      },
+      // Per tenant: one statement never writes records of two tenants.
+      { tenant: (row) => row[0] as string, conflictKey: (row) => row[1] as string, max: 64 },
+    );
     this.writes = new Histogram({
       name: 'token_vault_audit_write_duration_seconds',
       help: 'Audit record writes by outcome (written, failed)',
@@ -65,25 +66,10 @@ export class AuditService {
     }
   }
 
-  private readonly standalone = new StatementBatcher<unknown[], void>(
-    async (rows) => {
-      const columns = rows[0].map((_, i) => rows.map((row) => row[i]));
-      await preparedQuery(
-        this.transactions.manager,
-        'audit-insert-many',
-        INSERT_MANY,
-        columns,
-        this.config.databasePreparedStatements,
-      );
-      return rows.map(() => undefined);
-    },
-    (row) => row[1] as string,
-    64,
-    // Per tenant: one statement never writes records of two tenants.
-    (row) => row[0] as string,
-  );
-
-  /** One record of `event`, in `manager`'s transaction when given, else in the open one (if any). */
+  /**
+   * One record of `event`, in the open transaction if any. `manager` is for callers not yet on the ambient
+   * transaction: the record then goes in that manager's transaction.
+   */
   async record(
     event: AuditEvent,
     manager?: EntityManager,
@@ -97,15 +83,11 @@ export class AuditService {
       const row = this.rowOf(event, origin);
       // In a transaction the record commits (or not) with the change; a read's record is its own statement,
       // shared with the other reads that arrive meanwhile (one insert and one commit for many).
-      await (manager !== undefined || this.transactions.active
-        ? preparedQuery(
-            manager ?? this.transactions.manager,
-            'audit-insert',
-            INSERT,
-            row,
-            this.config.databasePreparedStatements,
-          )
-        : this.standalone.submit(row));
+      await (manager !== undefined
+        ? this.records.insertOn(manager, row)
+        : this.db.inTransaction
+          ? this.records.insert(row)
+          : this.standalone.submit(row));
       end({ outcome: 'written' });
     } catch (err) {
       end({ outcome: 'failed' });
@@ -122,7 +104,7 @@ export class AuditService {
     if (!this.config.audit.enabled || events.length === 0) {
       return;
     }
-    if (events.length === 1 || this.transactions.active) {
+    if (events.length === 1 || this.db.inTransaction) {
       for (const event of events) {
         await this.record(event, undefined, origin);
       }
@@ -150,14 +132,33 @@ export class AuditService {
     }
     const end = this.writes.startTimer();
     return {
-      name: 'audit-insert',
-      text: INSERT,
-      values: this.rowOf(event, origin),
+      ...this.records.insertStatement(this.rowOf(event, origin)),
       written: (ok) => end({ outcome: ok ? 'written' : 'failed' }),
     };
   }
 
-  private rowOf(event: AuditEvent, origin: RequestOrigin): unknown[] {
+  /**
+   * Records an operator command (actor_type system) in the audit trail of each tenant it touched; every
+   * tenant when `tenantIds` is 'all' (a master key concerns them all).
+   */
+  async recordOperatorAction(
+    tenantIds: readonly string[] | 'all',
+    operation: string,
+    message: string,
+  ): Promise<void> {
+    for (const tenantId of tenantIds === 'all' ? await this.records.everyTenant() : tenantIds) {
+      await this.record({
+        tenantId,
+        actor: null,
+        entityType: 'tenant_key',
+        entityId: null,
+        operation,
+        message,
+      });
+    }
+  }
+
+  private rowOf(event: AuditEvent, origin: RequestOrigin): RecordValues {
     const { actorId, actorType } = actorOf(event.actor);
     return [
       event.tenantId,
@@ -241,11 +242,7 @@ export class AuditService {
         : (KEY_PREFIX.exec(presented)?.[0] ?? '(malformed)');
     const now = this.clock.now();
     const hour = new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000);
-    await this.transactions.manager.query(
-      `INSERT INTO audit_auth_failures (key_prefix, hour, attempts, last_at) VALUES ($1, $2, 1, $3)
-       ON CONFLICT (key_prefix, hour) DO UPDATE SET attempts = audit_auth_failures.attempts + 1, last_at = $3`,
-      [prefix, hour, now],
-    );
+    await this.records.countAuthFailure(prefix, hour, now);
   }
 }
 

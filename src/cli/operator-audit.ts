@@ -1,5 +1,4 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AuditService } from '../audit/audit.service';
 
 /**
@@ -12,17 +11,5 @@ export async function recordOperatorAction(
   operation: string,
   message: string,
 ): Promise<void> {
-  const all: { id: string }[] =
-    tenantIds === 'all' ? await app.get(DataSource).query('SELECT id FROM tenants') : [];
-  const ids = tenantIds === 'all' ? all.map((t) => t.id) : tenantIds;
-  for (const tenantId of ids) {
-    await app.get(AuditService).record({
-      tenantId,
-      actor: null,
-      entityType: 'tenant_key',
-      entityId: null,
-      operation,
-      message,
-    });
-  }
+  await app.get(AuditService).recordOperatorAction(tenantIds, operation, message);
 }

@@ -1,42 +1,19 @@
-import { AuditChain } from '../../src/audit/audit-chain.service';
-import { AuditCheckpoints } from '../../src/audit/audit-checkpoints.service';
-import { AuditRetention } from '../../src/audit/audit-retention.service';
-import { Clock } from '../../src/common/clock';
-import { MasterKeyring } from '../../src/crypto/master-keyring.service';
-import { TenantKeysService } from '../../src/crypto/tenant-keys.service';
-import { TenantKeysRepository } from '../../src/crypto/tenant-keys.repository';
-import { Database } from '../../src/database/database.service';
-import { Transactions } from '../../src/database/transactions';
 import { AuditJobsService } from '../../src/jobs/audit-jobs.service';
-import { JobRunner } from '../../src/jobs/job-runner';
 import { testConfig } from '../support/test-app';
 import { openTestDataSource, TestDataSource } from '../support/test-data-source';
+import { auditServices, AuditServices } from './audit-services';
 
 describe('the audit retention job and failed-authentication counts', () => {
   let db: TestDataSource;
-  let master: MasterKeyring;
+  let audit: AuditServices;
   let job: AuditJobsService;
   beforeAll(async () => {
     db = await openTestDataSource();
-    const config = testConfig({ AUDIT_RETENTION_DAYS: '30' });
-    const { dataSource } = db;
-    const transactions = new Transactions(dataSource);
-    const clock = new Clock();
-    const tenantKeys = new TenantKeysRepository(new Database(dataSource, transactions, config));
-    master = new MasterKeyring(config, tenantKeys);
-    await master.onModuleInit();
-    const keys = new TenantKeysService(master, tenantKeys);
-    const chain = new AuditChain(dataSource, transactions, keys, clock);
-    job = new AuditJobsService(
-      chain,
-      new AuditRetention(config, dataSource, transactions, chain),
-      clock,
-      new JobRunner(dataSource, db.database),
-      new AuditCheckpoints(dataSource, chain),
-    );
+    audit = await auditServices(db, testConfig({ AUDIT_RETENTION_DAYS: '30' }));
+    job = audit.jobs;
   });
   afterAll(async () => {
-    master.onModuleDestroy();
+    audit.close();
     await db.close();
   });
 

@@ -1,7 +1,9 @@
+import { Logger } from '@nestjs/common';
 import { AuditChain } from '../../src/audit/audit-chain.service';
-import { AuditJobsService } from '../../src/jobs/audit-jobs.service';
 import { AuditSealResume1764800000000 } from '../../src/migrations/1764800000000-audit-seal-resume';
-import { TestContext, TestTenant } from '../support/test-app';
+import { testConfig } from '../support/test-app';
+import { openTestDataSource, TestDataSource } from '../support/test-data-source';
+import { auditServices, AuditServices } from './audit-services';
 
 const INSERT_RECORD = `INSERT INTO audit_records
   (tenant_id, id, created_at, actor_type, entity_type, operation, outcome, message, xid)
@@ -12,183 +14,200 @@ const INSERT_RECORD = `INSERT INTO audit_records
  * the chain and verification passes. Each state is made directly in the database.
  */
 describe('sealing resumes from any state a crash leaves', () => {
-  let ctx: TestContext;
+  const config = testConfig();
+  let db: TestDataSource;
+  let audit: AuditServices;
   beforeAll(async () => {
-    ctx = await TestContext.create();
+    db = await openTestDataSource();
+    audit = await auditServices(db, config);
   });
-  afterAll(() => ctx.close());
+  afterAll(async () => {
+    audit.close();
+    await db.close();
+  });
 
-  const chain = (): AuditChain => ctx.get(AuditChain);
+  const chain = (): AuditChain => audit.chain;
 
-  async function records(tenant: TestTenant, n: number, xid: string | null = null): Promise<void> {
+  /** The audit services of a new process on the same database: nothing of the earlier one's state remains. */
+  async function restart(): Promise<void> {
+    audit.close();
+    audit = await auditServices(db, config);
+  }
+
+  async function records(tenantId: string, n: number, xid: string | null = null): Promise<void> {
     for (let i = 0; i < n; i++) {
-      await ctx.dataSource.query(INSERT_RECORD, [tenant.tenantId, `record ${i}`, xid]);
+      await db.dataSource.query(INSERT_RECORD, [tenantId, `record ${i}`, xid]);
     }
   }
 
   /** The tenant's links are 1..n, one per record, and every record has one; the chain verifies. */
-  async function expectWhole(tenant: TestTenant): Promise<void> {
+  async function expectWhole(tenantId: string): Promise<void> {
     const [{ records: n, links, seqs, top }]: {
       records: number;
       links: number;
       seqs: number;
       top: string | null;
-    }[] = await ctx.dataSource.query(
+    }[] = await db.dataSource.query(
       `SELECT (SELECT count(*)::int FROM audit_records WHERE tenant_id = $1) AS records,
          (SELECT count(DISTINCT record_id)::int FROM audit_links WHERE tenant_id = $1) AS links,
          (SELECT count(*)::int FROM audit_links WHERE tenant_id = $1) AS seqs,
          (SELECT max(seq)::text FROM audit_links WHERE tenant_id = $1) AS top`,
-      [tenant.tenantId],
+      [tenantId],
     );
     expect({ links, seqs, top }).toEqual({ links: n, seqs: n, top: String(n) });
-    expect(await chain().verify(tenant.tenantId)).toBeNull();
+    expect(await chain().verify(tenantId)).toBeNull();
   }
 
   async function cursor(): Promise<{ xid: string; id: string }> {
-    const [row]: { xid: string; id: string }[] = await ctx.dataSource.query(
+    const [row]: { xid: string; id: string }[] = await db.dataSource.query(
       'SELECT cursor_xid::text AS xid, cursor_id AS id FROM audit_seal_state',
     );
     return row;
   }
 
   async function setCursor(at: { xid: string; id: string }): Promise<void> {
-    await ctx.dataSource.query('UPDATE audit_seal_state SET cursor_xid = $1::xid8, cursor_id = $2', [
+    await db.dataSource.query('UPDATE audit_seal_state SET cursor_xid = $1::xid8, cursor_id = $2', [
       at.xid,
       at.id,
     ]);
   }
 
   it('passes over records already linked past its cursor (links written, the cursor not moved)', async () => {
-    const tenant = await ctx.newTenant('LinkedAhead');
+    const tenantId = await audit.newTenant('LinkedAhead');
     await chain().sealAll();
     const before = await cursor();
-    await records(tenant, 7);
+    await records(tenantId, 7);
     await chain().sealAll();
     await setCursor(before);
-    await records(tenant, 3);
+    await records(tenantId, 3);
     await chain().sealAll();
-    await expectWhole(tenant);
+    await expectWhole(tenantId);
   });
 
   it('takes links written past the head into it (a batch whose head and cursor were not moved)', async () => {
-    const tenant = await ctx.newTenant('HalfSealed');
-    await records(tenant, 4);
+    const tenantId = await audit.newTenant('HalfSealed');
+    await records(tenantId, 4);
     await chain().sealAll();
     const before = await cursor();
-    const [head]: Record<string, unknown>[] = await ctx.dataSource.query(
+    const [head]: Record<string, unknown>[] = await db.dataSource.query(
       'SELECT * FROM audit_chains WHERE tenant_id = $1',
-      [tenant.tenantId],
+      [tenantId],
     );
-    await records(tenant, 6);
+    await records(tenantId, 6);
     await chain().sealAll();
     const rewind = async (): Promise<void> => {
       await setCursor(before);
-      await ctx.dataSource.query(
+      await db.dataSource.query(
         `UPDATE audit_chains SET head_seq = $2, head_hash = $3, head_signed_at = $4, head_key_id = $5,
            head_signature = $6 WHERE tenant_id = $1`,
-        [
-          tenant.tenantId,
-          head.head_seq,
-          head.head_hash,
-          head.head_signed_at,
-          head.head_key_id,
-          head.head_signature,
-        ],
+        [tenantId, head.head_seq, head.head_hash, head.head_signed_at, head.head_key_id, head.head_signature],
       );
     };
     // With a new record of the tenant: the batch continues after the links past the head.
     await rewind();
-    await records(tenant, 2);
+    await records(tenantId, 2);
     await chain().sealAll();
-    await expectWhole(tenant);
+    await expectWhole(tenantId);
     // With nothing new after a restart: the first seal moves the head over them all the same.
     await rewind();
-    await ctx.restart();
+    await restart();
     await chain().sealAll();
-    await expectWhole(tenant);
+    await expectWhole(tenantId);
   });
 
   it('chains records in transaction order across a power of ten, each once', async () => {
-    const tenant = await ctx.newTenant('Digits');
+    const tenantId = await audit.newTenant('Digits');
     await chain().sealAll();
     const after = await cursor();
     // Transaction ids 99 and 100 sort the other way round as text; every later record is linked already.
     await setCursor({ xid: '98', id: 'ffffffff-ffff-ffff-ffff-ffffffffffff' });
-    await records(tenant, 400, '99');
-    await records(tenant, 300, '100');
+    await records(tenantId, 400, '99');
+    await records(tenantId, 300, '100');
     await chain().sealAll();
-    await expectWhole(tenant);
-    const order: { xid: string }[] = await ctx.dataSource.query(
+    await expectWhole(tenantId);
+    const order: { xid: string }[] = await db.dataSource.query(
       `SELECT l.record_xid::text AS xid FROM audit_links l WHERE l.tenant_id = $1 ORDER BY l.seq`,
-      [tenant.tenantId],
+      [tenantId],
     );
     expect(order.map((o) => o.xid)).toEqual([...Array(400).fill('99'), ...Array(300).fill('100')]);
     await setCursor(after);
   });
 
   it('the upgrade moves the cursor back over records an earlier sealer passed without linking', async () => {
-    const tenant = await ctx.newTenant('Skipped');
-    await records(tenant, 3);
+    const tenantId = await audit.newTenant('Skipped');
+    await records(tenantId, 3);
     await chain().sealAll();
     // Records behind the cursor with no link, as a batch sorted as text could leave them.
-    await records(tenant, 2, '3');
-    await records(tenant, 2);
-    expect(await chain().verify(tenant.tenantId)).toMatchObject({
+    await records(tenantId, 2, '3');
+    await records(tenantId, 2);
+    expect(await chain().verify(tenantId)).toMatchObject({
       reason: expect.stringContaining('in no link of the chain'),
     });
-    const runner = ctx.dataSource.createQueryRunner();
+    const runner = db.dataSource.createQueryRunner();
     try {
       await new AuditSealResume1764800000000().up(runner);
     } finally {
       await runner.release();
     }
     await chain().sealAll();
-    await expectWhole(tenant);
+    await expectWhole(tenantId);
   });
 
   it('a failing seal logs its SQLSTATE and the record it stopped at, and the next one continues', async () => {
-    const tenant = await ctx.newTenant('Refused');
+    const tenantId = await audit.newTenant('Refused');
     await chain().sealAll();
-    await records(tenant, 2);
-    const [first]: { id: string }[] = await ctx.dataSource.query(
+    await records(tenantId, 2);
+    const [first]: { id: string }[] = await db.dataSource.query(
       'SELECT id FROM audit_records WHERE tenant_id = $1 ORDER BY xid, id LIMIT 1',
-      [tenant.tenantId],
+      [tenantId],
     );
-    await ctx.dataSource.query(`CREATE FUNCTION refuse_links() RETURNS trigger LANGUAGE plpgsql AS $$
+    await db.dataSource.query(`CREATE FUNCTION refuse_links() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN RAISE EXCEPTION 'no room' USING ERRCODE = '53100'; END $$`);
-    await ctx.dataSource.query(
+    await db.dataSource.query(
       'CREATE TRIGGER refuse_links BEFORE INSERT ON audit_links FOR EACH ROW EXECUTE FUNCTION refuse_links()',
     );
+    const logger = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    let logged: unknown[][] = [];
     try {
-      await ctx.get(AuditJobsService).seal();
+      await audit.jobs.seal();
     } finally {
-      await ctx.dataSource.query('DROP TRIGGER refuse_links ON audit_links');
-      await ctx.dataSource.query('DROP FUNCTION refuse_links()');
+      logged = [...logger.mock.calls];
+      logger.mockRestore();
+      await db.dataSource.query('DROP TRIGGER refuse_links ON audit_links');
+      await db.dataSource.query('DROP FUNCTION refuse_links()');
     }
-    const line = ctx.logs.find((l) => l.includes('audit-seal failed'));
-    expect(JSON.parse(line ?? '{}')).toMatchObject({
+    const line = logged.find((args) => args[1] === 'audit-seal failed');
+    expect(line?.[0]).toMatchObject({
       job: 'audit-seal',
       err: { type: 'QueryFailedError', code: '53100' },
-      stoppedAt: { tenantId: tenant.tenantId, recordId: first.id },
+      stoppedAt: { tenantId, recordId: first.id },
     });
-    expect(line).not.toContain('no room');
-    await ctx.get(AuditJobsService).seal();
-    await expectWhole(tenant);
+    expect(JSON.stringify(line)).not.toContain('no room');
+    await audit.jobs.seal();
+    await expectWhole(tenantId);
   });
 
   it('a shutdown lets a running seal end its batch instead of failing it, and the next start chains the rest', async () => {
-    const tenant = await ctx.newTenant('Restarted');
-    await ctx.dataSource.query(
+    const tenantId = await audit.newTenant('Restarted');
+    await db.dataSource.query(
       `INSERT INTO audit_records (tenant_id, id, created_at, actor_type, entity_type, operation, outcome, message)
        SELECT $1, gen_random_uuid(), now(), 'system', 'tenant', 'test', 'success', 'backlog ' || g
        FROM generate_series(1, 3000) g`,
-      [tenant.tenantId],
+      [tenantId],
     );
-    const sealing = chain().sealAll({ wait: false });
+    let settled = false;
+    const sealing = chain()
+      .sealAll({ wait: false })
+      .finally(() => {
+        settled = true;
+      });
     await new Promise((resolve) => setTimeout(resolve, 50));
-    await ctx.restart();
+    // What closing the app runs before the database closes: the running batch has ended by then.
+    await chain().beforeApplicationShutdown();
+    expect(settled).toBe(true);
+    await restart();
     await expect(sealing).resolves.toBeLessThan(3000);
     await chain().sealAll();
-    await expectWhole(tenant);
+    await expectWhole(tenantId);
   });
 });
