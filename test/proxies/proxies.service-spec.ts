@@ -1,34 +1,23 @@
-import { randomUUID } from 'node:crypto';
 import { Principal } from '../../src/access/principal';
-import { ApplicationLookups } from '../../src/applications/application-lookups.service';
-import { AuditService } from '../../src/audit/audit.service';
-import { ApiError } from '../../src/common/api-error';
 import { Clock } from '../../src/common/clock';
 import { AppConfig } from '../../src/config/app-config';
 import { TenantCipher } from '../../src/crypto/tenant-cipher.service';
-import { ChangeFeed, ChangeHandlers } from '../../src/database/change-feed';
 import { Events } from '../../src/events/events';
 import { EventsRepository } from '../../src/events/events.repository';
 import { ProxiesRepository } from '../../src/proxies/proxies.repository';
 import { ProxiesService } from '../../src/proxies/proxies.service';
 import { ProxyCache } from '../../src/proxies/proxy-cache';
+import { AuditDouble, bindAnyApplication, testPrincipal } from '../support/service-doubles';
 import { openTestDataSource, TestDataSource } from '../support/test-data-source';
 import { tenantDataKeys } from '../support/tenant-data-keys';
-
-/** One replica's feed: a change evicts here, as the real feed does before it notifies the others. */
-const localFeed = {
-  subscribe: (_channel: string, handlers: ChangeHandlers) => ({
-    changed: (_manager: unknown, payload: string) => Promise.resolve(handlers.evict(payload)),
-    ttl: (normalMs: number) => normalMs,
-  }),
-} as unknown as ChangeFeed;
+import { localChangeFeed } from '../support/local-change-feed';
 
 /** ProxiesService on its real repository and the real outbox, without the app, on both databases. */
 describe('ProxiesService', () => {
   let db: TestDataSource;
   let proxies: ProxiesService;
   let caller: Principal;
-  let auditFails = false;
+  const audit = new AuditDouble();
 
   const outbox = async (): Promise<string[]> =>
     (
@@ -42,30 +31,18 @@ describe('ProxiesService', () => {
     db = await openTestDataSource();
     const data = db.dataLayer;
     const clock = new Clock();
-    const audit = {
-      record: () =>
-        auditFails
-          ? Promise.reject(new ApiError(503, 'The audit record could not be written.'))
-          : Promise.resolve(),
-    } as unknown as AuditService;
     proxies = new ProxiesService(
       new ProxiesRepository(data),
       data,
-      { requireBindable: (_: Principal, id: string | null) => Promise.resolve(id) } as ApplicationLookups,
+      bindAnyApplication,
       new TenantCipher(tenantDataKeys().keys),
-      new ProxyCache(localFeed, data),
+      new ProxyCache(localChangeFeed(), data),
       clock,
       { proxyAllowLoopback: false } as AppConfig,
-      audit,
+      audit.service,
       new Events(new EventsRepository(data, { databasePreparedStatements: true }), clock),
     );
-    caller = {
-      tenantId: await db.insertTenant(),
-      applicationId: randomUUID(),
-      applicationType: 'management',
-      permissions: new Set(),
-      rules: [],
-    };
+    caller = testPrincipal(await db.insertTenant());
     await data.execute(
       `INSERT INTO webhooks (tenant_id, id, name, url, events, status, secret)
        VALUES ($1, gen_random_uuid(), 'hooks', 'https://hooks.example.test/', $2, 'enabled', '\\x00')`,
@@ -104,15 +81,12 @@ describe('ProxiesService', () => {
       destination_url: 'https://kept.example.test/',
     });
     const before = await outbox();
-    auditFails = true;
-    try {
+    await audit.failing(async () => {
       await expect(
         proxies.update(caller, kept.id, { name: 'renamed', destination_url: kept.destination_url }),
       ).rejects.toMatchObject({ status: 503 });
       await expect(proxies.delete(caller, kept.id)).rejects.toMatchObject({ status: 503 });
-    } finally {
-      auditFails = false;
-    }
+    });
     expect((await proxies.get(caller, kept.id)).name).toBe('kept');
     expect(await outbox()).toEqual(before);
   });

@@ -1,28 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Principal } from '../../src/access/principal';
-import { ApplicationLookups } from '../../src/applications/application-lookups.service';
-import { AuditService } from '../../src/audit/audit.service';
-import { AuditEvent } from '../../src/audit/audit-event';
-import { ApiError } from '../../src/common/api-error';
 import { Clock } from '../../src/common/clock';
 import { ReactorFormulaBodyDto } from '../../src/reactor-formulas/dto/reactor-formula.dto';
 import { ReactorFormulasRepository } from '../../src/reactor-formulas/reactor-formulas.repository';
 import { ReactorFormulasService } from '../../src/reactor-formulas/reactor-formulas.service';
+import { AuditDouble, bindAnyApplication, testPrincipal } from '../support/service-doubles';
 import { openTestDataSource, TestDataSource } from '../support/test-data-source';
-
-/** The audit trail as a stand-in that can be told to fail, as the real one does when its record is not written. */
-class AuditStandIn {
-  fail = false;
-  readonly recorded: string[] = [];
-
-  record(event: AuditEvent): Promise<void> {
-    if (this.fail) {
-      return Promise.reject(new ApiError(503, 'The audit record could not be written.'));
-    }
-    this.recorded.push(`${event.entityType}:${event.operation}`);
-    return Promise.resolve();
-  }
-}
 
 const body = (name: string, type: 'private' | 'official' = 'private'): ReactorFormulaBodyDto => ({
   name,
@@ -35,43 +18,33 @@ const body = (name: string, type: 'private' | 'official' = 'private'): ReactorFo
 /** ReactorFormulasService on its real repository, without the app: visibility, the in-use rule, atomicity. */
 describe('ReactorFormulasService', () => {
   let db: TestDataSource;
-  let audit: AuditStandIn;
+  const audit = new AuditDouble();
   let formulas: ReactorFormulasService;
   let acme: Principal;
   let other: Principal;
   const changed: string[] = [];
 
-  const principal = (tenantId: string): Principal => ({
-    tenantId,
-    applicationId: randomUUID(),
-    applicationType: 'management',
-    permissions: new Set(),
-    rules: [],
-  });
-
   beforeAll(async () => {
     db = await openTestDataSource();
-    audit = new AuditStandIn();
     formulas = new ReactorFormulasService(
       new ReactorFormulasRepository(db.dataLayer),
       db.dataLayer,
-      { requireBindable: (_: Principal, id: string | null) => Promise.resolve(id) } as ApplicationLookups,
+      bindAnyApplication,
       new Clock(),
-      audit as unknown as AuditService,
+      audit.service,
     );
     formulas.onChange((id) => {
       expect(db.dataLayer.inTransaction).toBe(true);
       changed.push(id);
       return Promise.resolve();
     });
-    acme = principal(await db.insertTenant('Acme'));
-    other = principal(await db.insertTenant('Other'));
+    acme = testPrincipal(await db.insertTenant('Acme'));
+    other = testPrincipal(await db.insertTenant('Other'));
   });
 
   afterAll(() => db.close());
 
   beforeEach(() => {
-    audit.fail = false;
     changed.length = 0;
   });
 
@@ -111,11 +84,11 @@ describe('ReactorFormulasService', () => {
 
   it('changes nothing when the audit record cannot be written', async () => {
     const formula = await formulas.create(acme, body('Kept'));
-    audit.fail = true;
-    await expect(formulas.update(acme, formula.id, body('Renamed'))).rejects.toMatchObject({ status: 503 });
-    await expect(formulas.delete(acme, formula.id)).rejects.toMatchObject({ status: 503 });
-    await expect(formulas.create(acme, body('Never'))).rejects.toMatchObject({ status: 503 });
-    audit.fail = false;
+    await audit.failing(async () => {
+      await expect(formulas.update(acme, formula.id, body('Renamed'))).rejects.toMatchObject({ status: 503 });
+      await expect(formulas.delete(acme, formula.id)).rejects.toMatchObject({ status: 503 });
+      await expect(formulas.create(acme, body('Never'))).rejects.toMatchObject({ status: 503 });
+    });
     expect((await formulas.get(acme, formula.id)).name).toBe('Kept');
     expect((await formulas.list(acme, { page: 1, size: 20, name: 'Never' })).data).toEqual([]);
   });
