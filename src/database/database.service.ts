@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type { QueryResult } from 'pg';
 import { DataSource, EntityManager, EntityTarget, ObjectLiteral, Repository } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { pipelined, sendStatement, Statement } from './prepared-query';
@@ -104,6 +105,15 @@ export class Database {
   /** Runs `fn` outside the request's whole transaction: background work it starts. */
   outsideRequest<T>(fn: () => T): T {
     return outsideWholeTransaction(fn);
+  }
+
+  /**
+   * `statement` on a pooled connection of its own, in no transaction open here (neither `transaction`'s nor
+   * a request's whole one), answered as `pg` answers; a name prepares it as `prepared` does. For what must
+   * stand whatever becomes of the work around it: rate-limit counters.
+   */
+  alone<T extends object = Record<string, unknown>>(statement: Statement): Promise<QueryResult<T>> {
+    return outsideWholeTransaction(() => sendStatement<T>(this.dataSource.manager, statement, this.named));
   }
 
   /** TypeORM's repository of an entity, on the open transaction: for a repository's entity reads and saves. */

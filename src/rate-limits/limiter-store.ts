@@ -1,5 +1,4 @@
 import Redis from 'ioredis';
-import type { Pool, QueryConfig } from 'pg';
 import {
   RateLimiterAbstract,
   RateLimiterMemory,
@@ -8,9 +7,7 @@ import {
   RateLimiterRes,
 } from 'rate-limiter-flexible';
 import type { LimitPolicy } from '../config/rate-limit-config';
-
-/** The table the migration 1763805000000-rate-limits creates. */
-export const RATE_LIMIT_TABLE = 'rate_limits';
+import { RATE_LIMIT_TABLE, RateLimitCountersRepository } from './rate-limit-counters.repository';
 
 /**
  * Where the counters live. Redis when REDIS_URL is set; PostgreSQL otherwise, so every replica on one
@@ -18,7 +15,7 @@ export const RATE_LIMIT_TABLE = 'rate_limits';
  */
 export type LimiterStore =
   | { kind: 'memory' }
-  | { kind: 'postgres'; pool: Pool; preparedStatements: boolean }
+  | { kind: 'postgres'; counters: RateLimitCountersRepository }
   | { kind: 'redis'; client: Redis };
 
 /** A key's fixed-window count after an addition, and the milliseconds left in its window. */
@@ -42,20 +39,6 @@ export interface Counter {
    */
   giveBack(key: string, points: number, resetMs: number): Promise<void>;
 }
-
-/**
- * The library's query shape, handed to the pool; statement names are dropped when prepared statements are
- * off (DATABASE_PREPARED_STATEMENTS=false behind a pooler in transaction mode).
- */
-function postgresClient(pool: Pool, preparedStatements: boolean): { query: (q: QueryConfig) => unknown } {
-  return {
-    query: (q: QueryConfig) => pool.query(preparedStatements ? q : { text: q.text, values: q.values }),
-  };
-}
-
-/** Lowers a count in the window that ends near $4 (± $5 ms) and has not ended; never below zero. */
-const GIVE_BACK_SQL = `UPDATE ${RATE_LIMIT_TABLE} SET points = GREATEST(points - $2, 0)
-  WHERE key = $1 AND expire > $3::bigint AND expire BETWEEN $4::bigint - $5::bigint AND $4::bigint + $5::bigint`;
 
 /** The same in Redis: the key's remaining time must be near the caller's (ARGV[2] ± ARGV[3] ms). */
 const GIVE_BACK_LUA = `local ttl = redis.call('pttl', KEYS[1])
@@ -90,21 +73,15 @@ export function storeCounter(store: LimiterStore, keyPrefix: string, policy: Lim
           await limiter.reward(key, points);
         },
       };
-    case 'postgres': {
-      const client = postgresClient(store.pool, store.preparedStatements);
+    case 'postgres':
       return {
         shared: true,
         add,
         giveBack: async (key, points, resetMs) => {
           const now = Date.now();
-          await client.query({
-            name: 'tv-rate-limit-give-back',
-            text: GIVE_BACK_SQL,
-            values: [limiter.getKey(key), points, now, now + resetMs, halfWindow],
-          });
+          await store.counters.giveBack(limiter.getKey(key), points, now, now + resetMs, halfWindow);
         },
       };
-    }
     case 'redis':
       return {
         shared: true,
@@ -129,10 +106,10 @@ export function storeLimiter(
     case 'postgres':
       return new RateLimiterPostgres({
         ...common,
-        storeClient: postgresClient(store.pool, store.preparedStatements),
+        storeClient: store.counters.libraryClient,
         storeType: 'pool',
         tableName: RATE_LIMIT_TABLE,
-        // Created by a migration; expired rows are purged by RateLimits on a timer of its own.
+        // Created by a migration; expired rows are purged by the jobs table's rate-limit-purge.
         tableCreated: true,
         clearExpiredByTimeout: false,
       });

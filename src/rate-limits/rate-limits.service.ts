@@ -7,10 +7,7 @@ import {
   OnModuleInit,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import type { Pool } from 'pg';
 import { Counter } from 'prom-client';
-import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { Principal } from '../access/principal';
 import { clientAddressOf } from '../common/request-context';
 import { clientAddressKey } from '../common/server-limits';
@@ -20,7 +17,8 @@ import { DATABASE_RUNTIME } from '../database/database-info.module';
 import type { DatabaseRuntime } from '../database/database';
 import { MetricsService } from '../metrics/metrics.service';
 import { Limit, Usage } from './limit';
-import { LimiterStore, RATE_LIMIT_TABLE, redisClient, storeCounter } from './limiter-store';
+import { LimiterStore, redisClient, storeCounter } from './limiter-store';
+import { RateLimitCountersRepository } from './rate-limit-counters.repository';
 import { rateLimitHeaders, tooManyRequests } from './rate-limit-headers';
 
 /** How often expired counters are deleted from the database store (the jobs table's rate-limit-purge). */
@@ -63,11 +61,11 @@ export class RateLimits implements OnModuleInit, BeforeApplicationShutdown, OnAp
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(DATABASE_RUNTIME) database: DatabaseRuntime,
-    dataSource: DataSource,
+    counters: RateLimitCountersRepository,
     metrics: MetricsService,
   ) {
     const limits = config.rateLimits;
-    this.store = chooseStore(config, database, dataSource, (err) => this.storeFailed('redis', err));
+    this.store = chooseStore(config, database, counters, (err) => this.storeFailed('redis', err));
     const limit = (name: string, policy: LimitPolicy, store = this.store): Limit =>
       new Limit(
         name,
@@ -130,9 +128,7 @@ export class RateLimits implements OnModuleInit, BeforeApplicationShutdown, OnAp
   /** Deletes the database store's counters of windows that ended over a minute ago; a failure waits for the next run. */
   async purgeExpired(): Promise<void> {
     if (this.store.kind === 'postgres') {
-      await this.store.pool
-        .query(`DELETE FROM ${RATE_LIMIT_TABLE} WHERE expire < $1`, [Date.now() - 60_000])
-        .catch(() => undefined);
+      await this.store.counters.deleteExpired(Date.now() - 60_000).catch(() => undefined);
     }
   }
 
@@ -245,7 +241,7 @@ export class RateLimits implements OnModuleInit, BeforeApplicationShutdown, OnAp
 function chooseStore(
   config: AppConfig,
   database: DatabaseRuntime,
-  dataSource: DataSource,
+  counters: RateLimitCountersRepository,
   onRedisError: (err: Error) => void,
 ): LimiterStore {
   if (config.rateLimits.redisUrl !== null) {
@@ -254,6 +250,5 @@ function chooseStore(
   if (database.embedded) {
     return { kind: 'memory' };
   }
-  const pool = (dataSource.driver as PostgresDriver).master as Pool;
-  return { kind: 'postgres', pool, preparedStatements: config.databasePreparedStatements };
+  return { kind: 'postgres', counters };
 }

@@ -120,4 +120,24 @@ describe('Database', () => {
     expect(statements).toEqual([[1], [2]]);
     expect(await data.query('SELECT id FROM data_layer_items')).toEqual([{ id: 2 }]);
   });
+
+  // The embedded database's one connection is the open transaction's: nothing runs beside it there.
+  (process.env.DATABASE_URL ? it : it.skip)(
+    'runs a statement `alone` outside the open transaction',
+    async () => {
+      await expect(
+        data.transaction(async () => {
+          await data.execute('INSERT INTO data_layer_items VALUES (1, $1)', ['inside']);
+          const { rowCount } = await data.alone({
+            name: 'data-layer.alone',
+            text: 'INSERT INTO data_layer_items VALUES (2, $1)',
+            values: ['alone'],
+          });
+          expect(rowCount).toBe(1);
+          throw new Error('undo');
+        }),
+      ).rejects.toThrow('undo');
+      expect(await data.query('SELECT id, label FROM data_layer_items')).toEqual([{ id: 2, label: 'alone' }]);
+    },
+  );
 });
