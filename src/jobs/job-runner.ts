@@ -1,16 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { DatabaseRuntime } from '../database/database';
 import { DATABASE_RUNTIME } from '../database/database-info.module';
+import { JobsRepository } from './jobs.repository';
 
 /**
  * Runs a job at most once at a time: in this process (an overlap guard) and across replicas sharing the
  * database (a PostgreSQL advisory lock held while it runs; the embedded database belongs to one process,
- * so the guard is enough there). The lock belongs to a transaction left open for the job's duration, not
- * to the session: behind a pooler in transaction mode a session lock would stay on whichever server
- * connection took it, and its unlock would go to another. Failures are logged by job name and error type,
- * never message.
+ * so the guard is enough there; see JobsRepository.whileLocked). Failures are logged by job name and error
+ * type, never message.
  */
 @Injectable()
 export class JobRunner {
@@ -18,7 +15,7 @@ export class JobRunner {
   private readonly running = new Set<string>();
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly jobs: JobsRepository,
     @Inject(DATABASE_RUNTIME) private readonly database: DatabaseRuntime,
   ) {}
 
@@ -29,25 +26,11 @@ export class JobRunner {
     }
     this.running.add(name);
     try {
-      return this.database.embedded ? await this.attempt(name, fn) : await this.withLock(name, fn);
+      return this.database.embedded
+        ? await this.attempt(name, fn)
+        : await this.jobs.whileLocked(`token-vault:job:${name}`, () => this.attempt(name, fn));
     } finally {
       this.running.delete(name);
-    }
-  }
-
-  private async withLock(name: string, fn: () => Promise<void>): Promise<boolean> {
-    const runner = this.dataSource.createQueryRunner();
-    const lockName = `token-vault:job:${name}`;
-    try {
-      await runner.startTransaction();
-      const [{ locked }] = (await runner.query('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked', [
-        lockName,
-      ])) as { locked: boolean }[];
-      return locked && (await this.attempt(name, fn));
-    } finally {
-      // Ends the transaction and with it the lock; a connection lost meanwhile took both with it.
-      await runner.rollbackTransaction().catch(() => undefined);
-      await runner.release();
     }
   }
 

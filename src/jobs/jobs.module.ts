@@ -22,6 +22,7 @@ import {
 import { InvitationExpiryService } from './invitation-expiry.service';
 import { JobRunner } from './job-runner';
 import { JobTimers, ScheduledJob, StopJob } from './job-timers';
+import { JobsRepository } from './jobs.repository';
 import { KeyCryptoperiodService } from './key-cryptoperiod.service';
 import { MaintenanceService } from './maintenance.service';
 import { PurgeService } from './purge.service';
@@ -226,6 +227,7 @@ export class JobScheduler implements OnApplicationBootstrap, OnModuleDestroy {
 @Module({
   imports: [TokensModule, InvitationsModule, ReactorsModule, TenantsModule, WebhooksModule],
   providers: [
+    JobsRepository,
     JobRunner,
     PurgeService,
     MaintenanceService,

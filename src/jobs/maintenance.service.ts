@@ -1,10 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { DatabaseRuntime } from '../database/database';
 import { DATABASE_RUNTIME } from '../database/database-info.module';
 import { WriteCounter } from '../tokens/write-counter';
 import { JobRunner } from './job-runner';
+import { JobsRepository } from './jobs.repository';
 
 const WRITES_BEFORE_EARLY_RUN = 5000;
 
@@ -17,7 +16,7 @@ export class MaintenanceService {
   private readonly logger = new Logger('Maintenance');
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly statements: JobsRepository,
     @Inject(DATABASE_RUNTIME) private readonly database: DatabaseRuntime,
     private readonly writes: WriteCounter,
     private readonly jobs: JobRunner,
@@ -25,12 +24,7 @@ export class MaintenanceService {
 
   /** ANALYZE the token tables; on the embedded database also VACUUM them (dead rows of updates and purges). */
   async analyze(): Promise<void> {
-    // VACUUM refuses to run in a transaction block: dataSource.query sends it alone, outside one.
-    await this.dataSource.query(
-      this.database.embedded
-        ? 'VACUUM (ANALYZE) tokens, token_search_indexes'
-        : 'ANALYZE tokens, token_search_indexes',
-    );
+    await this.statements.analyzeTokenTables(this.database.embedded);
   }
 
   /**

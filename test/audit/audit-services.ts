@@ -13,6 +13,7 @@ import { Database } from '../../src/database/database.service';
 import { Transactions } from '../../src/database/transactions';
 import { AuditJobsService } from '../../src/jobs/audit-jobs.service';
 import { JobRunner } from '../../src/jobs/job-runner';
+import { JobsRepository } from '../../src/jobs/jobs.repository';
 import type { TestDataSource } from '../support/test-data-source';
 
 /** The audit trail's services on a test database, built as the app builds them (a process's worth of them). */
@@ -47,7 +48,13 @@ export async function auditServices(db: TestDataSource, config: AppConfig): Prom
     chain,
     retention,
     checkpoints,
-    jobs: new AuditJobsService(chain, retention, clock, new JobRunner(dataSource, db.database), checkpoints),
+    jobs: new AuditJobsService(
+      chain,
+      retention,
+      clock,
+      new JobRunner(new JobsRepository(dataLayer), db.database),
+      checkpoints,
+    ),
     newTenant: async (name) => {
       const tenantId = await db.insertTenant(name);
       await rotation.createTenantKeys(tenantId);
