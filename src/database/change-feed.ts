@@ -1,11 +1,11 @@
 import { Global, Inject, Injectable, Logger, Module, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { causeOf, RetryHandle, retryUntilDone, runDetached } from '../common/supervisor';
 import { DATABASE_RUNTIME } from './database-info.module';
 import { DatabaseRuntime } from './database';
+import { Database } from './database.service';
 import { PgSsl } from './tls';
 
 export interface ChangeHandlers {
@@ -65,7 +65,7 @@ export class ChangeFeed implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     @Inject(DATABASE_RUNTIME) private readonly database: DatabaseRuntime,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly db: Database,
   ) {
     this.current = database.embedded ? 'local' : 'unverified';
   }
@@ -134,7 +134,7 @@ export class ChangeFeed implements OnModuleInit, OnModuleDestroy {
     });
     this.probesInFlight.set(nonce, heard);
     try {
-      await this.dataSource.query('SELECT pg_notify($1, $2)', [PROBE_CHANNEL, nonce]);
+      await this.db.query('SELECT pg_notify($1, $2)', [PROBE_CHANNEL, nonce]);
       const delivered = await arrived;
       if (this.listener === listener) {
         this.become(delivered ? 'verified' : 'silent');

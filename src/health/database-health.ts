@@ -1,12 +1,12 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { EventEmitter } from 'node:events';
 import { Counter, Gauge } from 'prom-client';
-import { DataSource } from 'typeorm';
 import { isDatabaseUnavailable } from '../common/database-unavailable';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { ChangeFeed } from '../database/change-feed';
+import { Database } from '../database/database.service';
 import { MetricsService } from '../metrics/metrics.service';
+import { HealthRepository } from './health.repository';
 
 /** A part that is not ready, with a reason safe to show anyone: no secret, no input, no driver text. */
 export class NotReady extends Error {}
@@ -36,7 +36,8 @@ export class DatabaseHealth implements OnModuleInit {
   private readonly reconnects: Counter;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly db: Database,
+    private readonly statements: HealthRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     metrics: MetricsService,
     feed: ChangeFeed,
@@ -71,7 +72,7 @@ export class DatabaseHealth implements OnModuleInit {
 
   onModuleInit(): void {
     // The pg pool behind TypeORM: `error` is an idle connection lost, `connect` a new connection made.
-    const pool = (this.dataSource.driver as unknown as { master?: EventEmitter }).master;
+    const pool = (this.db.source.driver as unknown as { master?: EventEmitter }).master;
     pool?.on('error', () => this.observe(false));
     pool?.on('connect', () => this.observe(true));
   }
@@ -79,7 +80,7 @@ export class DatabaseHealth implements OnModuleInit {
   /** Resolves when `SELECT 1` answers within the connect timeout; NotReady otherwise. */
   async check(): Promise<void> {
     try {
-      await within(this.dataSource.query('SELECT 1'), this.config.databaseConnectTimeoutMs);
+      await within(this.statements.ping(), this.config.databaseConnectTimeoutMs);
       this.observe(true);
     } catch (err) {
       this.observe(false);
@@ -100,19 +101,19 @@ export class DatabaseHealth implements OnModuleInit {
     if (this.migrated) {
       return;
     }
-    const table = this.dataSource.options.migrationsTableName ?? 'migrations';
-    const rows = (await within(
-      this.dataSource.query(`SELECT name FROM "${table}"`),
+    const migrations = this.db.source.migrations;
+    const names = await within(
+      this.statements.appliedMigrations(),
       this.config.databaseConnectTimeoutMs,
     ).catch((err: unknown) => {
       // 42P01: no migrations table, a database never migrated.
       const code = (err as { driverError?: { code?: string } }).driverError?.code;
       throw code === '42P01'
-        ? new MigrationsPending(`${this.dataSource.migrations.length} pending (npm run migration:run)`)
+        ? new MigrationsPending(`${migrations.length} pending (npm run migration:run)`)
         : new NotReady('not known (the migrations table cannot be read)');
-    })) as { name: string }[];
-    const applied = new Set(rows.map((row) => row.name));
-    const pending = this.dataSource.migrations.filter(
+    });
+    const applied = new Set(names);
+    const pending = migrations.filter(
       (migration) => !applied.has(migration.name ?? migration.constructor.name),
     );
     if (pending.length > 0) {

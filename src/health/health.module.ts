@@ -1,5 +1,6 @@
 import { Global, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { DatabaseHealth } from './database-health';
+import { HealthRepository } from './health.repository';
 import { HealthController } from './health.controller';
 import { HealthService } from './health.service';
 import { PendingMigrationsMiddleware } from './pending-migrations.middleware';
@@ -9,7 +10,7 @@ import { UnsealController } from './unseal.controller';
 @Global()
 @Module({
   controllers: [HealthController, UnsealController],
-  providers: [DatabaseHealth, HealthService],
+  providers: [HealthRepository, DatabaseHealth, HealthService],
   exports: [HealthService],
 })
 export class HealthModule implements NestModule {

@@ -23,7 +23,7 @@ describe('ApplicationPrincipals.principalFor', () => {
 
   /** One replica's view: its change feed, application cache and principals. */
   const replica = async (): Promise<{ cache: ApplicationCache; principals: ApplicationPrincipals }> => {
-    const feed = new ChangeFeed(db.database, db.dataSource);
+    const feed = new ChangeFeed(db.database, db.dataLayer);
     await feed.onModuleInit();
     feeds.push(feed);
     const cache = new ApplicationCache(feed, db.dataLayer);
