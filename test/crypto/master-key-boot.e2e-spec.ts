@@ -93,7 +93,8 @@ describe('the operator sees one line, not a stack', () => {
       PORT: String(await freePort()),
       VAULT_MASTER_KEYS: TEST_MASTER_KEYS,
     });
-    await waitForOutput(first, 'Token Vault is running');
+    // A first start makes the embedded database on disk: far slower than a boot on a busy machine.
+    await waitForOutput(first, 'Token Vault is running', 150_000);
     first.process.kill('SIGTERM');
     expect((await first.exited).code).toBe(0);
 
@@ -104,7 +105,7 @@ describe('the operator sees one line, not a stack', () => {
     expect(line).toMatch(/^Token Vault cannot start: .*"test-1".*keys:rotate-master/);
     expect(second.output()).not.toMatch(/\bat \S+ \(|\.js:\d+/);
     expect(second.output()).not.toContain(OTHER_ID.split(':')[1]);
-  });
+  }, 240_000);
 
   it('answers a malformed VAULT_MASTER_KEYS with one configuration line that does not echo the key', async () => {
     const secret = Buffer.alloc(20, 3).toString('base64');
