@@ -6,7 +6,12 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { pipelined, sendStatement, Statement } from './prepared-query';
 import { StatementBatcher } from './statement-batcher';
 import { Transactions } from './transactions';
-import { insideWholeTransaction, outsideWholeTransaction, whenCommitted } from './whole-transaction';
+import {
+  commitWith,
+  insideWholeTransaction,
+  outsideWholeTransaction,
+  whenCommitted,
+} from './whole-transaction';
 
 /** How a batcher groups rows: never two rows of one `conflictKey` in one statement, at most `max` rows. */
 export interface BatchShape<I> {
@@ -75,7 +80,7 @@ export class Database {
     }
     return pipelined(
       runner,
-      statements.map((s) => (this.named ? s : { text: s.text, values: s.values })),
+      statements.map((s) => this.asSent(s)),
     );
   }
 
@@ -89,7 +94,15 @@ export class Database {
 
   /** See Transactions.runWhole: a request that commits together with its idempotent answer. */
   runWhole<T>(work: (opened: object[]) => Promise<T>, opening?: Statement): Promise<T> {
-    return this.transactions.runWhole(work, opening);
+    return this.transactions.runWhole(work, opening === undefined ? undefined : this.asSent(opening));
+  }
+
+  /**
+   * Sends `statement` in the round trip of the COMMIT of the request's whole transaction (runWhole), just
+   * before it: its last write at no round trip of its own. If it fails, runWhole rejects with its error.
+   */
+  commitWith(statement: Statement): void {
+    commitWith(this.asSent(statement));
   }
 
   /** Whether a transaction is open here. */
@@ -128,6 +141,11 @@ export class Database {
    */
   batcher<I, O>(run: (items: I[]) => Promise<O[]>, shape: BatchShape<I>): StatementBatcher<I, O> {
     return new StatementBatcher(run, shape.conflictKey, shape.max, shape.tenant, () => this.inTransaction);
+  }
+
+  /** `statement` without its name where named statements are off (the pooler switch). */
+  private asSent(statement: Statement): Statement {
+    return this.named ? statement : { text: statement.text, values: statement.values };
   }
 
   /** Where statements go now: the open transaction's manager, or the data source's. */

@@ -3,9 +3,11 @@ import { QueryFailedError } from 'typeorm';
 import { recordColumns } from '../audit/audit-event';
 import type { AuditPart } from '../audit/audit.service';
 import { connectionFailure } from '../common/database-unavailable';
-import { StatementBatcher } from '../database/statement-batcher';
+import type { Database } from '../database/database.service';
+import type { StatementBatcher } from '../database/statement-batcher';
 
 type Row = Record<string, unknown>;
+/** Database.prepared, or a stand-in. */
 type RunQuery = (name: string, text: string, values: unknown[]) => Promise<Row[]>;
 
 /** One request's read: its tokens, and the records written only when every one of them is live at `now`. */
@@ -33,22 +35,23 @@ const RECORD_NAMES = RECORD_TYPES.map((_, i) => `r_${i + 2}`);
  */
 export class AuditedReads {
   private readonly logger = new Logger('Tokens');
-  private readonly batcher = new StatementBatcher<AuditedRead, (Row | null)[]>(
-    (reads) => this.read(reads),
-    (read) => String(read.records[0][1]),
-    64,
-    (read) => read.tenantId,
-  );
+  private readonly batcher: StatementBatcher<AuditedRead, (Row | null)[]>;
   private readonly oneText: string;
   private readonly manyText: string;
 
   constructor(
     private readonly query: RunQuery,
+    batcher: Database['batcher'],
     /** The SELECT list, every column unqualified (`column AS "property"`). */
     columns: string,
     /** The prepared statements' name: one per SELECT list. */
     private readonly name: string,
   ) {
+    this.batcher = batcher((reads: AuditedRead[]) => this.read(reads), {
+      tenant: (read) => read.tenantId,
+      conflictKey: (read) => String(read.records[0][1]),
+      max: 64,
+    });
     const live = (now: string): string =>
       `deleted_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}) AND cardinality(containers) > 0`;
     const tokenIds = (value: string): string => `string_to_array(${value}, chr(31))`;

@@ -1,3 +1,4 @@
+import { StatementBatcher } from '../database/statement-batcher';
 import { PrimaryKeyReads } from './primary-key-reads';
 
 type Row = Record<string, unknown>;
@@ -23,7 +24,11 @@ function reads(table: Row[]): { reads: PrimaryKeyReads; sent: { name: string; va
     });
     return Promise.resolve(rows.reverse());
   };
-  return { reads: new PrimaryKeyReads(query, 'columns'), sent };
+  const batcher = <I, O>(
+    run: (items: I[]) => Promise<O[]>,
+    shape: { tenant: (item: I) => string; conflictKey: (item: I) => string; max: number },
+  ): StatementBatcher<I, O> => new StatementBatcher(run, shape.conflictKey, shape.max, shape.tenant);
+  return { reads: new PrimaryKeyReads(query, batcher, 'columns'), sent };
 }
 
 const TABLE = [

@@ -1,6 +1,8 @@
-import { StatementBatcher } from '../database/statement-batcher';
+import type { Database } from '../database/database.service';
+import type { StatementBatcher } from '../database/statement-batcher';
 
 type Row = Record<string, unknown>;
+/** Database.prepared, or a stand-in. */
 type RunQuery = (name: string, text: string, values: unknown[]) => Promise<Row[]>;
 
 interface Key {
@@ -18,20 +20,21 @@ interface Key {
  */
 export class PrimaryKeyReads {
   private seq = 0;
-  private readonly batcher = new StatementBatcher<Key, Row | undefined>(
-    (keys) => this.read(keys),
-    (key) => String(key.seq),
-    64,
-    (key) => key.tenantId,
-  );
+  private readonly batcher: StatementBatcher<Key, Row | undefined>;
   private readonly oneText: string;
   private readonly manyText: string;
 
   constructor(
     private readonly query: RunQuery,
+    batcher: Database['batcher'],
     /** The SELECT list, every column unqualified (`column AS "property"`). */
     columns: string,
   ) {
+    this.batcher = batcher((keys: Key[]) => this.read(keys), {
+      tenant: (key) => key.tenantId,
+      conflictKey: (key) => String(key.seq),
+      max: 64,
+    });
     this.oneText = `SELECT ${columns} FROM tokens WHERE tenant_id = $1 AND id = $2`;
     // One tenant's ids (the batcher never mixes tenants), joined in order of submission; WITH ORDINALITY
     // tells which key each row answers.

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { KeyInventory } from '../crypto/key-inventory.service';
 import { TokenCipher } from './token-cipher.service';
 import { Token } from './token.entity';
+import { TokensRepository } from './tokens.repository';
 
 export interface ReencryptProgress {
   tenantId: string;
@@ -18,7 +17,7 @@ export interface ReencryptProgress {
 @Injectable()
 export class ReencryptionService {
   constructor(
-    @InjectRepository(Token) private readonly tokens: Repository<Token>,
+    private readonly tokens: TokensRepository,
     private readonly inventory: KeyInventory,
     private readonly cipher: TokenCipher,
   ) {}
@@ -32,14 +31,7 @@ export class ReencryptionService {
       // the newest key: the next run moves them.
       let after = '';
       for (;;) {
-        const rows = await this.tokens
-          .createQueryBuilder('t')
-          .select(['t.tenantId', 't.id', 't.data'])
-          .where('t.tenant_id = :tenantId AND t.id > :after', { tenantId, after })
-          .andWhere('t.data IS NOT NULL AND t.data_key_version < :latest', { latest })
-          .orderBy('t.id')
-          .limit(batchSize)
-          .getMany();
+        const rows = await this.tokens.findSealedBefore(tenantId, latest, after, batchSize);
         if (rows.length === 0) {
           break;
         }
@@ -59,11 +51,6 @@ export class ReencryptionService {
     const old = row.data as Buffer;
     const data = await this.cipher.open(row.tenantId, row.id, old);
     const sealed = await this.cipher.seal(row.tenantId, row.id, data);
-    const result: unknown[] = await this.tokens.query(
-      `UPDATE tokens SET data = $1, data_key_version = $2
-       WHERE tenant_id = $3 AND id = $4 AND data = $5 RETURNING 1`,
-      [sealed.blob, sealed.version, row.tenantId, row.id, old],
-    );
-    return (Array.isArray(result[0]) ? result[0].length : result.length) > 0 ? 1 : 0;
+    return (await this.tokens.reseal(row.tenantId, row.id, old, sealed)) ? 1 : 0;
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, QueryFailedError } from 'typeorm';
+import { QueryFailedError } from 'typeorm';
 import { Transform } from '../access/access-rules';
 import { containerScope } from '../access/access';
 import { Permission } from '../access/permissions';
@@ -13,6 +13,7 @@ import { DuplicateScope, TokensRepository } from './tokens.repository';
 import { AuditService } from '../audit/audit.service';
 import type { AuditEvent } from '../audit/audit-event';
 import { connectionFailure } from '../common/database-unavailable';
+import { Database } from '../database/database.service';
 import { Events } from '../events/events';
 import { VaultEvent } from '../events/event-types';
 
@@ -47,11 +48,8 @@ export class TokenInserter {
     private readonly dedup: DedupRateLimit,
     private readonly events: Events,
     private readonly audit: AuditService,
+    private readonly db: Database,
   ) {}
-
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.tokens.manager.transaction(work);
-  }
 
   /** One token (POST /tokens) and its audit record, `audited` naming the outcome: insertAll of one. */
   async insertOne(
@@ -96,9 +94,9 @@ export class TokenInserter {
         // record that cannot be written answers 503, as on every route). Nothing of the first try was kept.
       }
     }
-    return this.transaction(async (manager) => {
-      const outcomes = await this.insertMany(manager, prepared);
-      await this.audit.record(audited(outcomes), manager);
+    return this.db.transaction(async () => {
+      const outcomes = await this.insertMany(prepared);
+      await this.audit.record(audited(outcomes));
       return outcomes;
     });
   }
@@ -108,25 +106,22 @@ export class TokenInserter {
    * by one under fingerprint locks. Outcomes are presented after commit by `presentOutcome()` (decrypting inside the
    * transaction could wait for a second connection the embedded database does not have).
    */
-  async insertMany(manager: EntityManager, prepared: PreparedToken[]): Promise<InsertOutcome[]> {
+  private async insertMany(prepared: PreparedToken[]): Promise<InsertOutcome[]> {
     const batch = prepared.filter((p) => !looksForDuplicate(p));
     try {
       if (batch.length > 0) {
-        await this.tokens.insert(manager, batch);
+        await this.tokens.insert(batch);
       }
       // A deduplicating write that can see no token to match is a plain insert.
       this.dedup.record('created', batch.filter((p) => p.fields.deduplicateToken === true).length);
       const deduplicating = prepared.filter(looksForDuplicate);
       // Every fingerprint lock up front, in one order: writers of the same cards never wait on each other in a cycle.
-      await this.tokens.lockFingerprints(
-        manager,
-        deduplicating.map((p) => p.row),
-      );
+      await this.tokens.lockFingerprints(deduplicating.map((p) => p.row));
       const outcomes: InsertOutcome[] = [];
       for (const p of prepared) {
-        outcomes.push(looksForDuplicate(p) ? await this.insertDeduplicated(manager, p) : { inserted: p });
+        outcomes.push(looksForDuplicate(p) ? await this.insertDeduplicated(p) : { inserted: p });
       }
-      await this.events.publishAll(outcomes.flatMap(createdEvent), manager);
+      await this.events.publishAll(outcomes.flatMap(createdEvent));
       return outcomes;
     } catch (err) {
       throw isUniqueViolation(err) ? ApiError.conflict('A token with this id already exists.') : err;
@@ -134,10 +129,9 @@ export class TokenInserter {
   }
 
   /** Under the fingerprint lock taken by insertMany. */
-  private async insertDeduplicated(manager: EntityManager, prepared: PreparedToken): Promise<InsertOutcome> {
+  private async insertDeduplicated(prepared: PreparedToken): Promise<InsertOutcome> {
     const { row } = prepared;
     const existing = await this.tokens.findDuplicate(
-      manager,
       row.tenantId,
       { type: row.type, fingerprint: row.fingerprint as string },
       prepared.duplicateScope as DuplicateScope,
@@ -147,7 +141,7 @@ export class TokenInserter {
       this.dedup.record('deduplicated');
       return { duplicateOf: existing };
     }
-    await this.tokens.insert(manager, [prepared]);
+    await this.tokens.insert([prepared]);
     this.dedup.record('created');
     return { inserted: prepared };
   }

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { Transform } from '../access/access-rules';
 import { atMostMask, leastVisible, transformFor, writeTransform } from '../access/access';
 import { Principal } from '../access/principal';
@@ -8,6 +7,7 @@ import { Clock } from '../common/clock';
 import { ExpressionEngine } from '../expressions';
 import { AuditService } from '../audit/audit.service';
 import { auditEvent } from '../audit/audit-event';
+import { Database } from '../database/database.service';
 import { Events } from '../events/events';
 import { DedupRateLimit } from './dedup-rate-limit';
 import { TokenDto } from './dto/token.dto';
@@ -65,6 +65,7 @@ export class TokenUpdates {
     private readonly audit: AuditService,
     private readonly events: Events,
     private readonly presentation: TokenPresentation,
+    private readonly db: Database,
   ) {}
 
   async update(principal: Principal, id: string, patch: Record<string, unknown>): Promise<TokenDto> {
@@ -123,29 +124,29 @@ export class TokenUpdates {
   /** The duplicate check, the compare-and-swap save, its audit record and its event: one transaction. */
   private write(principal: Principal, token: RebuiltToken): Promise<WriteOutcome> {
     const { row, indexHashes, current } = token;
-    return this.tokens.manager.transaction(async (manager): Promise<WriteOutcome> => {
-      const existing = await this.duplicateOf(manager, token);
+    return this.db.transaction(async (): Promise<WriteOutcome> => {
+      const existing = await this.duplicateOf(token);
       if (existing !== null) {
         return { kind: 'duplicate', existing };
       }
-      if (!(await this.tokens.save(manager, row, indexHashes, current.data as Buffer))) {
+      if (!(await this.tokens.save(row, indexHashes, current.data as Buffer))) {
         return { kind: 'stale' };
       }
-      await this.audit.record(auditEvent(principal, 'token', row.id, 'update', 'Token updated'), manager);
-      await this.events.publish(row.tenantId, 'token.updated', { id: row.id, type: row.type }, manager);
+      await this.audit.record(auditEvent(principal, 'token', row.id, 'update', 'Token updated'));
+      await this.events.publish(row.tenantId, 'token.updated', { id: row.id, type: row.type });
       return { kind: 'saved' };
     });
   }
 
   /** The live token a deduplicating update lands on instead, under the fingerprint's lock; null for none. */
-  private async duplicateOf(manager: EntityManager, token: RebuiltToken): Promise<Token | null> {
+  private async duplicateOf(token: RebuiltToken): Promise<Token | null> {
     const { row, duplicateScope, now } = token;
     if (duplicateScope === null || row.fingerprint === null) {
       return null;
     }
-    await this.tokens.lockFingerprints(manager, [row]);
+    await this.tokens.lockFingerprints([row]);
     const key = { type: row.type, fingerprint: row.fingerprint };
-    return this.tokens.findDuplicate(manager, row.tenantId, key, duplicateScope, now, row.id);
+    return this.tokens.findDuplicate(row.tenantId, key, duplicateScope, now, row.id);
   }
 
   private async presentSaved(principal: Principal, token: RebuiltToken): Promise<TokenDto> {

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { ExpressionsModule } from '../expressions';
 import { DedupRateLimit } from './dedup-rate-limit';
 import { DetokenizeController } from './detokenize.controller';
@@ -10,7 +9,6 @@ import { TokenPresentation } from './token-presentation.service';
 import { TokenUpdates } from './token-updates.service';
 import { TokenBuilder } from './token-builder.service';
 import { TokenCipher } from './token-cipher.service';
-import { Token } from './token.entity';
 import { TokenizeController } from './tokenize.controller';
 import { TokenizeService } from './tokenize.service';
 import { TokensController } from './tokens.controller';
@@ -21,7 +19,7 @@ import { TokensService } from './tokens.service';
 import { WriteCounter } from './write-counter';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Token]), ExpressionsModule],
+  imports: [ExpressionsModule],
   controllers: [TokensController, TokensV2Controller, TokenizeController, DetokenizeController],
   providers: [
     TokensService,

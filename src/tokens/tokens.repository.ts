@@ -1,12 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Brackets, EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
+import { Injectable } from '@nestjs/common';
+import { Brackets, SelectQueryBuilder } from 'typeorm';
 import type { AuditPart } from '../audit/audit.service';
 import { WriteCounter } from './write-counter';
 import { composeStatement, StatementPart } from '../database/composed-statement';
+import { Database } from '../database/database.service';
 import { entityColumns } from '../database/entity-columns';
-import { preparedQuery } from '../database/prepared-query';
-import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { AuditedReads } from './audited-reads';
 import { PrimaryKeyReads } from './primary-key-reads';
 import {
@@ -36,17 +34,11 @@ export interface KeysetPosition {
 const TOMBSTONE_SQL = `data = NULL, data_key_version = NULL, mask = NULL, fingerprint = NULL, fingerprint_expression = NULL, containers = '{}',
   metadata = NULL, metadata_ci = NULL, search_indexes = NULL`;
 
-/** TypeORM returns [rows, count] for a bare UPDATE ... RETURNING on postgres, rows for a SELECT. */
 /** A token a delete or the purge just tombstoned. */
 export interface GoneToken {
   tenant_id: string;
   id: string;
   type: string;
-}
-
-/** The rows of a CTE query: TypeORM answers [rows, count] for some statements, rows for others. */
-function goneRows(result: unknown[]): GoneToken[] {
-  return (Array.isArray(result[0]) ? result[0] : result) as GoneToken[];
 }
 
 /**
@@ -68,25 +60,23 @@ export class TokensRepository {
   private readonly auditedDataReads: AuditedReads;
 
   constructor(
-    @InjectRepository(Token) private readonly tokens: Repository<Token>,
+    private readonly db: Database,
     private readonly writes: WriteCounter,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    this.columns = entityColumns(tokens.metadata);
-    this.aliasedColumns = tokenListColumns(tokens.metadata);
+    const metadata = db.source.getMetadata(Token);
+    this.columns = entityColumns(metadata);
+    this.aliasedColumns = tokenListColumns(metadata);
     const query = (name: string, text: string, values: unknown[]): Promise<Record<string, unknown>[]> =>
-      preparedQuery(this.tokens.manager, name, text, values, this.config.databasePreparedStatements);
-    this.primaryKeyReads = new PrimaryKeyReads(query, this.columns);
-    this.auditedReads = new AuditedReads(query, this.columns, 'tokens.find-live-audited');
+      db.prepared(name, text, values);
+    const batcher = db.batcher.bind(db);
+    this.primaryKeyReads = new PrimaryKeyReads(query, batcher, this.columns);
+    this.auditedReads = new AuditedReads(query, batcher, this.columns, 'tokens.find-live-audited');
     this.auditedDataReads = new AuditedReads(
       query,
-      entityColumns(tokens.metadata, undefined, TOKEN_DATA_PROPERTIES),
+      batcher,
+      entityColumns(metadata, undefined, TOKEN_DATA_PROPERTIES),
       'tokens.find-live-data-audited',
     );
-  }
-
-  get manager(): EntityManager {
-    return this.tokens.manager;
   }
 
   /**
@@ -157,14 +147,13 @@ export class TokensRepository {
    * (some container in `scope.read`) and write (every container in `scope.write`).
    */
   findDuplicate(
-    manager: EntityManager,
     tenantId: string,
     key: { type: string; fingerprint: string },
     scope: DuplicateScope,
     now: Date,
     exceptId?: string,
   ): Promise<Token | null> {
-    const query = live(manager.createQueryBuilder(Token, 't'), now)
+    const query = live(this.db.repository(Token).createQueryBuilder('t'), now)
       .andWhere('t.tenant_id = :tenantId AND t.type = :type AND t.fingerprint = :fingerprint', {
         tenantId,
         ...key,
@@ -192,22 +181,22 @@ export class TokensRepository {
    * Serializes deduplicating writes of each fingerprint across connections and replicas. Several locks are
    * taken in ascending order of their lock key, so two writers of the same fingerprints never deadlock.
    */
-  async lockFingerprints(manager: EntityManager, tokens: Token[]): Promise<void> {
+  async lockFingerprints(tokens: Token[]): Promise<void> {
     const names = [...new Set(tokens.map((t) => `token:${t.tenantId}:${t.type}:${t.fingerprint}`))];
     if (names.length === 0) {
       return;
     }
     if (names.length === 1) {
-      await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', names);
+      await this.db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', names);
       return;
     }
-    const rows: { h: string }[] = await manager.query(
+    const rows = await this.db.query<{ h: string }>(
       'SELECT DISTINCT hashtextextended(k, 0)::text AS h FROM unnest($1::text[]) AS k',
       [names],
     );
     const ordered = rows.map((r) => BigInt(r.h)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     for (const lockKey of ordered) {
-      await manager.query('SELECT pg_advisory_xact_lock($1::bigint)', [lockKey.toString()]);
+      await this.db.query('SELECT pg_advisory_xact_lock($1::bigint)', [lockKey.toString()]);
     }
   }
 
@@ -264,17 +253,17 @@ export class TokensRepository {
    * could pick a bad index for one tenant's selectivity).
    */
   private plainQuery<T extends object>(text: string, values: unknown[]): Promise<(T & Partial<Token>)[]> {
-    return preparedQuery<T & Partial<Token>>(this.tokens.manager, 'tokens.list', text, values, false);
+    return this.db.query<T & Partial<Token>>(text, values);
   }
 
   /** One INSERT for all the tokens, whatever their count, and one for all their blind indexes. */
-  async insert(manager: EntityManager, tokens: { row: Token; indexHashes: string[] }[]): Promise<void> {
+  async insert(tokens: { row: Token; indexHashes: string[] }[]): Promise<void> {
     if (tokens.length === 0) {
       return;
     }
     const rows = insertPart(tokens);
-    await preparedQuery(manager, rows.name, rows.text, rows.values, this.config.databasePreparedStatements);
-    await this.insertIndexes(manager, tokens);
+    await this.db.prepared(rows.name, rows.text, rows.values);
+    await this.insertIndexes(tokens);
     this.writes.add(tokens.length);
   }
 
@@ -293,13 +282,7 @@ export class TokensRepository {
       return;
     }
     const statement = composeStatement(parts);
-    await preparedQuery(
-      this.tokens.manager,
-      statement.name,
-      statement.text,
-      statement.values,
-      this.config.databasePreparedStatements,
-    );
+    await this.db.prepared(statement.name, statement.text, statement.values);
     this.writes.add(tokens.length);
   }
 
@@ -307,14 +290,9 @@ export class TokensRepository {
    * Writes an updated token only if its ciphertext is still `expected` (compare-and-swap), so a concurrent
    * update or delete is never overwritten. Returns false when the row changed meanwhile.
    */
-  async save(
-    manager: EntityManager,
-    token: Token,
-    indexHashes: string[],
-    expected: Buffer,
-  ): Promise<boolean> {
+  async save(token: Token, indexHashes: string[], expected: Buffer): Promise<boolean> {
     const { tenantId, id, ...columns } = token;
-    const result = await manager
+    const result = await this.db.manager
       .createQueryBuilder()
       .update(Token)
       .set(columns)
@@ -327,32 +305,24 @@ export class TokensRepository {
     if (result.affected !== 1) {
       return false;
     }
-    await manager.query('DELETE FROM token_search_indexes WHERE tenant_id = $1 AND token_id = $2', [
+    await this.db.execute('DELETE FROM token_search_indexes WHERE tenant_id = $1 AND token_id = $2', [
       tenantId,
       id,
     ]);
-    await this.insertIndexes(manager, [{ row: token, indexHashes }]);
+    await this.insertIndexes([{ row: token, indexHashes }]);
     return true;
   }
 
-  private async insertIndexes(
-    manager: EntityManager,
-    tokens: { row: Token; indexHashes: string[] }[],
-  ): Promise<void> {
+  private async insertIndexes(tokens: { row: Token; indexHashes: string[] }[]): Promise<void> {
     const part = indexPart(tokens);
     if (part !== null) {
-      await preparedQuery(manager, part.name, part.text, part.values, this.config.databasePreparedStatements);
+      await this.db.prepared(part.name, part.text, part.values);
     }
   }
 
   /** Deletes the data for good and keeps the row as an audit reference. */
-  async tombstone(
-    manager: EntityManager,
-    tenantId: string,
-    id: string,
-    now: Date,
-  ): Promise<GoneToken | null> {
-    const rows: unknown[] = await manager.query(
+  async tombstone(tenantId: string, id: string, now: Date): Promise<GoneToken | null> {
+    const [gone] = await this.db.query<GoneToken>(
       `WITH gone AS (
          UPDATE tokens SET ${TOMBSTONE_SQL}, deleted_at = $3
          WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL AND (expires_at IS NULL OR expires_at > $3)
@@ -362,15 +332,15 @@ export class TokensRepository {
        SELECT tenant_id, id, type FROM gone`,
       [tenantId, id, now],
     );
-    return goneRows(rows)[0] ?? null;
+    return gone ?? null;
   }
 
   /**
    * Tombstones one batch of tokens whose expiry has passed; SKIP LOCKED lets replicas share the work.
    * Returns how many rows it purged.
    */
-  async purgeExpiredBatch(manager: EntityManager, now: Date, batchSize: number): Promise<GoneToken[]> {
-    const rows: unknown[] = await manager.query(
+  purgeExpiredBatch(now: Date, batchSize: number): Promise<GoneToken[]> {
+    return this.db.query<GoneToken>(
       `WITH gone AS (
          UPDATE tokens SET ${TOMBSTONE_SQL}, deleted_at = $1
          WHERE (tenant_id, id) IN (
@@ -383,7 +353,42 @@ export class TokensRepository {
        SELECT tenant_id, id, type FROM gone`,
       [now, batchSize],
     );
-    return goneRows(rows);
+  }
+
+  /**
+   * Up to `limit` of the tenant's tokens after `after` in id order whose ciphertext is sealed under a data key
+   * older than `latest`: a walk along the primary key, so no index on the key version is needed.
+   */
+  findSealedBefore(
+    tenantId: string,
+    latest: number,
+    after: string,
+    limit: number,
+  ): Promise<Pick<Token, 'tenantId' | 'id' | 'data'>[]> {
+    return this.db
+      .repository(Token)
+      .createQueryBuilder('t')
+      .select(['t.tenantId', 't.id', 't.data'])
+      .where('t.tenant_id = :tenantId AND t.id > :after', { tenantId, after })
+      .andWhere('t.data IS NOT NULL AND t.data_key_version < :latest', { latest })
+      .orderBy('t.id')
+      .limit(limit)
+      .getMany();
+  }
+
+  /** Swaps the token's ciphertext for `sealed` only if it is still `expected`; false when it changed meanwhile. */
+  async reseal(
+    tenantId: string,
+    id: string,
+    expected: Buffer,
+    sealed: { blob: Buffer; version: number },
+  ): Promise<boolean> {
+    const swapped = await this.db.execute(
+      `UPDATE tokens SET data = $1, data_key_version = $2
+       WHERE tenant_id = $3 AND id = $4 AND data = $5`,
+      [sealed.blob, sealed.version, tenantId, id, expected],
+    );
+    return swapped > 0;
   }
 }
 

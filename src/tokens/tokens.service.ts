@@ -21,6 +21,7 @@ import type { TokenListFilter } from './token-list-sql';
 import { AuditService } from '../audit/audit.service';
 import { auditEvent, tokensEvent } from '../audit/audit-event';
 import { createdEvent, idsOf } from './token-audit';
+import { Database } from '../database/database.service';
 import { Events } from '../events/events';
 import { EventType, VaultEvent } from '../events/event-types';
 
@@ -46,6 +47,7 @@ export class TokensService {
     private readonly audit: AuditService,
     private readonly events: Events,
     private readonly presentation: TokenPresentation,
+    private readonly db: Database,
   ) {}
 
   async create(principal: Principal, body: Record<string, unknown>): Promise<TokenDto> {
@@ -169,13 +171,13 @@ export class TokensService {
 
   async delete(principal: Principal, id: string): Promise<void> {
     const { row } = await this.findAllowed(principal, id, 'token:delete');
-    await this.tokens.manager.transaction(async (manager) => {
-      const gone = await this.tokens.tombstone(manager, principal.tenantId, row.id, this.clock.now());
+    await this.db.transaction(async () => {
+      const gone = await this.tokens.tombstone(principal.tenantId, row.id, this.clock.now());
       if (gone === null) {
         throw ApiError.notFound('Token');
       }
-      await this.audit.record(auditEvent(principal, 'token', row.id, 'delete', 'Token deleted'), manager);
-      await this.events.publish(gone.tenant_id, 'token.deleted', { id: gone.id, type: gone.type }, manager);
+      await this.audit.record(auditEvent(principal, 'token', row.id, 'delete', 'Token deleted'));
+      await this.events.publish(gone.tenant_id, 'token.deleted', { id: gone.id, type: gone.type });
     });
   }
 
@@ -183,12 +185,9 @@ export class TokensService {
   async purgeExpired(now: Date, batchSize = 500): Promise<number> {
     let total = 0;
     for (;;) {
-      const purged = await this.tokens.manager.transaction(async (manager) => {
-        const gone = await this.tokens.purgeExpiredBatch(manager, now, batchSize);
-        await this.events.publishAll(
-          gone.map((token) => goneEvent(token, 'token.expired')),
-          manager,
-        );
+      const purged = await this.db.transaction(async () => {
+        const gone = await this.tokens.purgeExpiredBatch(now, batchSize);
+        await this.events.publishAll(gone.map((token) => goneEvent(token, 'token.expired')));
         return gone.length;
       });
       total += purged;
