@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { Observable, Subscription } from 'rxjs';
 import { errorHeaders } from '../common/database-unavailable';
 import { toProblem } from '../common/to-problem';
-import { Transactions } from '../database/transactions';
+import { Database } from '../database/database.service';
 import { CapturedResponse, captureResponse, EndArguments } from './captured-response';
 import { crashPoint } from './crash-points';
 import { Idempotency, IdempotencyScope } from './idempotency.service';
@@ -18,7 +18,7 @@ export interface KeyedRequest {
 
 /**
  * BT-IDEMPOTENCY-KEY on a write whose work can roll back (every keyed Nest write route but a reaction): the
- * claim, the work and its answer commit in one transaction (Transactions.runWhole), so a crash leaves all
+ * claim, the work and its answer commit in one transaction (Database.runWhole), so a crash leaves all
  * of them or none. A retry meanwhile waits on the claim's unique key until that commit and then gets the
  * kept answer, or runs the work if the first attempt failed or died (its transaction rolled back when its
  * connection dropped): never both, and no claim outlives its request. The answer is the response as Nest
@@ -31,7 +31,7 @@ export class AtomicWrites {
   constructor(
     private readonly idempotency: Idempotency,
     private readonly store: IdempotencyStore,
-    private readonly transactions: Transactions,
+    private readonly db: Database,
   ) {}
 
   run(
@@ -74,7 +74,7 @@ export class AtomicWrites {
         await crashPoint('answered');
         return null;
       };
-      this.transactions.runWhole(attempt, opening.statement).then(
+      this.db.runWhole(attempt, opening.statement).then(
         async (found) => {
           if (found === null || found.kind !== 'replay') {
             this.idempotency.count(failed ? 'failed' : 'stored');

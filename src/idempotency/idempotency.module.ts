@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { AtomicWrites } from './atomic-writes';
+import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { Idempotency } from './idempotency.service';
 import { IdempotencyStore } from './idempotency.store';
 
@@ -9,7 +10,7 @@ import { IdempotencyStore } from './idempotency.store';
  */
 @Global()
 @Module({
-  providers: [IdempotencyStore, Idempotency, AtomicWrites],
+  providers: [IdempotencyKeysRepository, IdempotencyStore, Idempotency, AtomicWrites],
   exports: [Idempotency, IdempotencyStore, AtomicWrites],
 })
 export class IdempotencyModule {}
