@@ -1,38 +1,36 @@
 import { Principal } from '../../src/access/principal';
 import { auditEvent } from '../../src/audit/audit-event';
-import { DetokenizeService } from '../../src/tokens/detokenize.service';
-import { auditRows } from '../support/audit';
 import { statusOf } from '../support/problems';
-import { TestContext, TestTenant } from '../support/test-app';
-import { rule, tokenApp } from '../support/token-factory';
+import { rule } from '../support/token-factory';
+import { openTokenServices, TokenServices } from '../support/token-services';
 
 /** The detokenization service as reactors and the proxy call it, driven with real applications. */
 describe('detokenization', () => {
-  let ctx: TestContext;
-  let tenant: TestTenant;
+  let s: TokenServices;
+  let tenantId: string;
   let user: Principal;
   let cardId: string;
   let textId: string;
 
-  const detokenize = (p: Principal, value: unknown): Promise<unknown> =>
-    ctx.get(DetokenizeService).detokenize(p, value);
+  const detokenize = (p: Principal, value: unknown): Promise<unknown> => s.detokenize.detokenize(p, value);
+  const auditRows = (): Promise<{ operation: string; message: string }[]> =>
+    s.db.dataSource.query('SELECT * FROM audit_records WHERE tenant_id = $1 ORDER BY created_at, id', [
+      tenantId,
+    ]);
 
   beforeAll(async () => {
-    ctx = await TestContext.create();
-    tenant = await ctx.newTenant();
-    const writer = await tokenApp(ctx, tenant, [], ['token:create', 'token:use']);
-    user = await ctx.principalOf(writer);
-    const card = await writer.api
-      .create({
-        type: 'card',
-        data: { number: '4242424242424242', expiration_month: 4, expiration_year: 2031 },
-        metadata: { k: 'meta' },
-      })
-      .expect(201);
-    cardId = card.body.id;
-    textId = (await writer.api.create({ type: 'token', data: 'Jane' }).expect(201)).body.id;
+    s = await openTokenServices();
+    tenantId = await s.newTenant();
+    user = s.principal(tenantId, [], ['token:create', 'token:use']);
+    const card = await s.tokens.create(user, {
+      type: 'card',
+      data: { number: '4242424242424242', expiration_month: 4, expiration_year: 2031 },
+      metadata: { k: 'meta' },
+    });
+    cardId = card.id;
+    textId = (await s.tokens.create(user, { type: 'token', data: 'Jane' })).id;
   });
-  afterAll(() => ctx.close());
+  afterAll(() => s.close());
 
   it('substitutes typed values, parts, whole tokens and mixed text', async () => {
     const out = await detokenize(user, {
@@ -66,24 +64,18 @@ describe('detokenization', () => {
     expect(revealed.mask).not.toContain('424242424242');
     expect(revealed.whole.mask).toMatchObject({ number: revealed.mask });
     expect(revealed.data).toBe('4242424242424242');
-    const maskOnly = await ctx.principalOf(
-      await ctx.newApplication(tenant, 'private', [], [rule('/', 'mask', ['token:use'])]),
-    );
+    const maskOnly = s.principal(tenantId, [rule('/', 'mask', ['token:use'])], []);
     const seen = (await detokenize(maskOnly, { card: `{{ ${cardId} }}` })) as { card: { number: string } };
     expect(seen.card.number).toBe(revealed.mask);
-    const text = await ctx
-      .get(DetokenizeService)
-      .detokenizeTextRecorded(maskOnly, `n={{ ${cardId} | json: '$.number' }}`, {
-        events: [],
-        written: false,
-      });
+    const text = await s.detokenize.detokenizeTextRecorded(maskOnly, `n={{ ${cardId} | json: '$.number' }}`, {
+      events: [],
+      written: false,
+    });
     expect(text).toBe(`n=${revealed.mask}`);
   });
 
   it('gives a redacting rule nothing of the data: null for a data reference, no data in a whole token', async () => {
-    const redacted = await ctx.principalOf(
-      await ctx.newApplication(tenant, 'private', [], [rule('/', 'redact', ['token:use'])]),
-    );
+    const redacted = s.principal(tenantId, [rule('/', 'redact', ['token:use'])], []);
     const out = (await detokenize(redacted, {
       data: `{{ ${cardId} }}`,
       part: `{{ ${cardId} | json: '$.number' }}`,
@@ -105,42 +97,35 @@ describe('detokenization', () => {
   });
 
   it("answers 403 without token:use on the token container, and 400 for another tenant's token", async () => {
-    const generalOnly = await ctx.newApplication(
-      tenant,
-      'private',
-      [],
-      [rule('/general/', 'reveal', ['token:use'])],
-    );
-    const p = await ctx.principalOf(generalOnly);
+    const p = s.principal(tenantId, [rule('/general/', 'reveal', ['token:use'])], []);
     expect(await detokenize(p, `{{ ${textId} }}`)).toBe('Jane');
     expect(await statusOf(detokenize(p, `{{ ${cardId} }}`))).toBe(403);
-    const other = await ctx.newTenant('Other');
-    const stranger = await ctx.principalOf(await ctx.newApplication(other, 'private', ['token:use']));
+    const stranger = s.principal(await s.newTenant(), [], ['token:use']);
     expect(await statusOf(detokenize(stranger, `{{ ${cardId} }}`))).toBe(400);
   });
 
   it("detokenizes text bodies, and writes the record of the tokens used with the caller's own", async () => {
-    const before = (await auditRows(ctx, tenant.tenantId)).length;
+    const before = (await auditRows()).length;
     const own = auditEvent(user, 'proxy', null, 'proxy', 'Request forwarded (POST)');
     const records = { events: [own], written: false };
-    const value = await ctx
-      .get(DetokenizeService)
-      .detokenizeTextRecorded(user, `name={{ ${textId} }}&card={{ ${cardId} | json: '$.number' }}`, records);
+    const value = await s.detokenize.detokenizeTextRecorded(
+      user,
+      `name={{ ${textId} }}&card={{ ${cardId} | json: '$.number' }}`,
+      records,
+    );
     expect(value).toBe('name=Jane&card=4242424242424242');
     expect(records.written).toBe(true);
-    const written = (await auditRows(ctx, tenant.tenantId)).slice(before);
+    const written = (await auditRows()).slice(before);
     expect(written.map((r) => [r.operation, r.message]).sort()).toEqual([
       ['detokenize', `Tokens used: ${textId} (reveal), ${cardId} (reveal)`],
       ['proxy', 'Request forwarded (POST)'],
     ]);
     const none = { events: [own], written: false };
-    const detokenizer = ctx.get(DetokenizeService);
+    const detokenizer = s.detokenize;
     expect(await detokenizer.detokenizeTextRecorded(user, 'no expressions here', none)).toBe(
       'no expressions here',
     );
     expect(none.written).toBe(true);
-    expect((await auditRows(ctx, tenant.tenantId)).slice(before + 2).map((r) => r.operation)).toEqual([
-      'proxy',
-    ]);
+    expect((await auditRows()).slice(before + 2).map((r) => r.operation)).toEqual(['proxy']);
   });
 });

@@ -3,29 +3,24 @@ import { Principal } from '../../src/access/principal';
 import { TokenDto } from '../../src/tokens/dto/token.dto';
 import { presentToken } from '../../src/tokens/token-presenter';
 import { Token } from '../../src/tokens/token.entity';
-import { TokensRepository } from '../../src/tokens/tokens.repository';
-import { TokenPresentation } from '../../src/tokens/token-presentation.service';
-import { TestContext } from '../support/test-app';
-import { bankData, cardData, rule, tokenApp } from '../support/token-factory';
+import { bankData, cardData, rule } from '../support/token-factory';
+import { openTokenServices, TokenServices } from '../support/token-services';
 
 /**
  * A list page opens its rows with the tenant's keys looked up once (presentRows); each row must show exactly
  * what the one-token path (present) shows it, byte for byte, whatever its transform, mask or ciphertext.
  */
 describe('a list page presented at once', () => {
-  let ctx: TestContext;
-  let tenantId: string;
+  let s: TokenServices;
   let principal: Principal;
   let rows: Token[];
 
   beforeAll(async () => {
-    ctx = await TestContext.create();
-    const tenant = await ctx.newTenant();
-    tenantId = tenant.tenantId;
+    s = await openTokenServices();
+    const tenantId = await s.newTenant();
     const permissions = ['token:create', 'token:read'] as const;
-    const app = await tokenApp(
-      ctx,
-      tenant,
+    principal = s.principal(
+      tenantId,
       [
         rule('/a/', 'reveal', [...permissions]),
         rule('/b/', 'mask', [...permissions]),
@@ -33,9 +28,8 @@ describe('a list page presented at once', () => {
       ],
       [...permissions],
     );
-    principal = await ctx.principalOf(app);
     const metadata = { set: 'page' };
-    const bodies: object[] = [
+    const bodies: Record<string, unknown>[] = [
       { type: 'card', data: cardData(), containers: ['/a/'] },
       { type: 'card', data: cardData({ number: '4000056655665556' }), containers: ['/b/'] },
       { type: 'bank', data: bankData(), containers: ['/b/'] },
@@ -60,11 +54,13 @@ describe('a list page presented at once', () => {
       { type: 'token', data: 'two containers', containers: ['/a/', '/c/'] },
     ];
     for (const body of bodies) {
-      await app.api.create({ ...body, metadata }).expect(201);
+      await s.tokens.create(principal, { ...body, metadata });
     }
-    const [listed] = await ctx
-      .get(TokensRepository)
-      .list(tenantId, { metadata, scope: 'all', offset: 0, limit: 50 }, new Date());
+    const [listed] = await s.repository.list(
+      tenantId,
+      { metadata, scope: 'all', offset: 0, limit: 50 },
+      new Date(),
+    );
     const sealed = listed[0].data as Buffer;
     const tampered = Buffer.from(sealed);
     tampered[tampered.length - 1] ^= 1;
@@ -78,11 +74,11 @@ describe('a list page presented at once', () => {
       { ...listed[0], id: 'purged', data: null },
     ];
   });
-  afterAll(() => ctx.close());
+  afterAll(() => s.close());
 
   /** What the page showed before: each row through present(), an unreadable one redacted. */
   function oneByOne(): Promise<TokenDto[]> {
-    const service = ctx.get(TokenPresentation);
+    const service = s.presentation;
     return Promise.all(
       rows.map((row) =>
         service
@@ -94,7 +90,7 @@ describe('a list page presented at once', () => {
 
   it('shows every row as present() shows it, byte for byte', async () => {
     const expected = await oneByOne();
-    const page = await ctx.get(TokenPresentation).presentRows(principal, 'token:read', rows);
+    const page = await s.presentation.presentRows(principal, 'token:read', rows);
     expect(JSON.stringify(page)).toBe(JSON.stringify(expected));
   });
 
