@@ -20,7 +20,7 @@ describeWithSoftHsm('HSM custody: what the boot refuses, and retiring a key', ()
     ensureBuild();
     hsm = SoftHsm.create('hsm-1');
     hsm.generateExportable('hsm-loose');
-    store = await freshStore();
+    store = await freshStore({ migrated: true });
   }, 240_000);
   afterAll(async () => {
     chmodSync(hsm.pinFile, 0o600);

@@ -43,7 +43,7 @@ describe('a sealed deployment from its first start', () => {
 
   beforeAll(async () => {
     ensureBuild();
-    store = await freshStore();
+    store = await freshStore({ migrated: true });
   }, 240_000);
   afterAll(async () => {
     server?.process.kill('SIGKILL');

@@ -4,6 +4,7 @@ import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { postgresUrl } from '../support/databases';
+import { seedEmbedded } from '../support/fresh-store';
 import { TestHttpsServer } from '../support/https-test-server';
 import { TEST_HOST } from '../support/outbound';
 import { ProxyFixture, proxyFixture } from '../support/proxy-fixture';
@@ -147,6 +148,10 @@ describe('the shell examples of the README and the guides', () => {
       // vault's database, as beside a running server; the embedded database belongs to one process, so there
       // they run on a data folder of their own, as on a stopped server's.
       const url = postgresUrl() === null ? null : (fx.ctx.database.options as { url: string }).url;
+      if (url === null) {
+        // A stopped server's folder holds a migrated database: the commands do not migrate one from nothing.
+        seedEmbedded(join(work, 'data'));
+      }
       const env: Record<string, string> =
         url === null
           ? { DATA_DIR: join(work, 'data'), LOG_LEVEL: 'warn' }

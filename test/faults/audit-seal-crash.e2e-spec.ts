@@ -102,7 +102,7 @@ describe('a vault killed while it seals a large backlog', () => {
 
   beforeAll(async () => {
     ensureBuild();
-    const fresh = await freshStore();
+    const fresh = await freshStore({ migrated: !onPostgres });
     store = onPostgres ? await postgresStore(fresh) : embeddedStore(fresh);
   }, 240_000);
   afterAll(async () => {

@@ -86,7 +86,7 @@ describe('BT-IDEMPOTENCY-KEY across a SIGKILL', () => {
 
   beforeAll(async () => {
     ensureBuild();
-    store = await freshStore();
+    store = await freshStore({ migrated: true });
     await start();
     const app = await post('/applications', BOOTSTRAP_KEY, {
       name: 'writer',

@@ -51,7 +51,7 @@ describe('tokens across a SIGKILL of the server, three times in a row', () => {
 
   beforeAll(async () => {
     ensureBuild();
-    store = await freshStore();
+    store = await freshStore({ migrated: true });
   }, 180_000);
   afterAll(async () => {
     servers.forEach((spawned) => spawned.process.kill('SIGKILL'));

@@ -59,7 +59,7 @@ describe('trace links and the OTEL_* settings, at an OTLP/HTTP receiver', () => 
 
   beforeAll(async () => {
     ensureBuild();
-    store = await freshStore();
+    store = await freshStore({ migrated: true });
     receiver = await startOtlpReceiver();
     ca = createTestCa();
     destination = await startHttpsTestServer(ca.issue([TEST_HOST]), (req, res, body) => {

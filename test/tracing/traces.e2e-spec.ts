@@ -50,7 +50,7 @@ describe('traces to an OTLP/HTTP receiver', () => {
 
   beforeAll(async () => {
     ensureBuild();
-    store = await freshStore();
+    store = await freshStore({ migrated: true });
     receiver = await startOtlpReceiver();
     ca = createTestCa();
     destination = await startHttpsTestServer(ca.issue([TEST_HOST]), (req, res, body) => {
