@@ -1,9 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { Injectable } from '@nestjs/common';
 import { pageOffset } from '../common/pagination';
-import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Database } from '../database/database.service';
-import { preparedQuery, Statement } from '../database/prepared-query';
+import type { Statement } from '../database/prepared-query';
 import { WhereClause } from '../database/where-clause';
 import { readRecordColumns, recordColumns } from './audit-event';
 import type { AuditRow } from './audit-event';
@@ -38,22 +36,11 @@ export type RecordToSeal = AuditRow & { xid: string; linked: boolean };
  */
 @Injectable()
 export class AuditRecordsRepository {
-  constructor(
-    private readonly db: Database,
-    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'databasePreparedStatements'>,
-  ) {}
+  constructor(private readonly db: Database) {}
 
   /** One record, in the open transaction if any. */
   async insert(values: RecordValues): Promise<void> {
     await this.db.prepared('audit-insert', INSERT, values);
-  }
-
-  /**
-   * One record in `manager`'s transaction: for callers that still pass their transaction's manager (until
-   * every one joins the ambient transaction instead).
-   */
-  async insertOn(manager: EntityManager, values: RecordValues): Promise<void> {
-    await preparedQuery(manager, 'audit-insert', INSERT, values, this.config.databasePreparedStatements);
   }
 
   /** Several records in one statement. */

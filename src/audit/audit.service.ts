@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Histogram } from 'prom-client';
 import type { Request, Response } from 'express';
-import type { EntityManager } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
@@ -66,15 +65,8 @@ export class AuditService {
     }
   }
 
-  /**
-   * One record of `event`, in the open transaction if any. `manager` is for callers not yet on the ambient
-   * transaction: the record then goes in that manager's transaction.
-   */
-  async record(
-    event: AuditEvent,
-    manager?: EntityManager,
-    origin: RequestOrigin = currentOrigin(),
-  ): Promise<void> {
+  /** One record of `event`, in the open transaction if any. */
+  async record(event: AuditEvent, origin: RequestOrigin = currentOrigin()): Promise<void> {
     if (!this.config.audit.enabled) {
       return;
     }
@@ -83,11 +75,7 @@ export class AuditService {
       const row = this.rowOf(event, origin);
       // In a transaction the record commits (or not) with the change; a read's record is its own statement,
       // shared with the other reads that arrive meanwhile (one insert and one commit for many).
-      await (manager !== undefined
-        ? this.records.insertOn(manager, row)
-        : this.db.inTransaction
-          ? this.records.insert(row)
-          : this.standalone.submit(row));
+      await (this.db.inTransaction ? this.records.insert(row) : this.standalone.submit(row));
       end({ outcome: 'written' });
     } catch (err) {
       end({ outcome: 'failed' });
@@ -106,7 +94,7 @@ export class AuditService {
     }
     if (events.length === 1 || this.db.inTransaction) {
       for (const event of events) {
-        await this.record(event, undefined, origin);
+        await this.record(event, origin);
       }
       return;
     }
@@ -221,7 +209,6 @@ export class AuditService {
             outcome: 'denied',
             message: 'Permission or access rule denied the request',
           },
-          undefined,
           origin,
         );
       } else if (res.statusCode === 401) {

@@ -1,9 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Injectable } from '@nestjs/common';
 import type { StatementPart } from '../database/composed-statement';
 import { Database } from '../database/database.service';
-import { preparedQuery } from '../database/prepared-query';
 
 /**
  * The events go as one JSON array of their payloads (one JSON.stringify, not four arrays escaped element by
@@ -77,10 +74,7 @@ export interface EventBatch {
  */
 @Injectable()
 export class EventsRepository {
-  constructor(
-    private readonly db: Database,
-    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'databasePreparedStatements'>,
-  ) {}
+  constructor(private readonly db: Database) {}
 
   /** The deliveries of events given as their JSON payloads (`tenantIds`: the tenants among them). */
   payloadsPart(tenantIds: string[], payloads: string, now: Date, traceparent: string | null): StatementPart {
@@ -107,14 +101,9 @@ export class EventsRepository {
 
   /**
    * Writes the deliveries, in the open transaction. Prepared: every token write runs it, and it is a join the
-   * database would otherwise plan each time. `manager`: a transaction opened without `db.transaction`, for
-   * the callers that still pass theirs (to go once none does).
+   * database would otherwise plan each time.
    */
-  async insert(part: StatementPart, manager?: EntityManager): Promise<void> {
-    if (manager === undefined) {
-      await this.db.prepared(part.name, part.text, part.values);
-      return;
-    }
-    await preparedQuery(manager, part.name, part.text, part.values, this.config.databasePreparedStatements);
+  async insert(part: StatementPart): Promise<void> {
+    await this.db.prepared(part.name, part.text, part.values);
   }
 }

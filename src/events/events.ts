@@ -1,6 +1,5 @@
 import { Global, Injectable, Module } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
 import type { StatementPart } from '../database/composed-statement';
 import { currentTraceparent } from '../tracing/spans';
@@ -29,24 +28,16 @@ export class Events {
     private readonly clock: Clock,
   ) {}
 
-  /**
-   * One event about `subject` in `tenantId`. `manager`: only for callers whose transaction is not yet a
-   * `db.transaction` (to go once none passes one).
-   */
-  async publish(
-    tenantId: string,
-    type: EventType,
-    subject: EventSubject,
-    manager?: EntityManager,
-  ): Promise<void> {
-    await this.publishAll([{ tenantId, type, subject }], manager);
+  /** One event about `subject` in `tenantId`, in the open transaction if any. */
+  async publish(tenantId: string, type: EventType, subject: EventSubject): Promise<void> {
+    await this.publishAll([{ tenantId, type, subject }]);
   }
 
   /** Many events (a batch of tokens, the purge), in one statement. */
-  async publishAll(events: VaultEvent[], manager?: EntityManager): Promise<void> {
+  async publishAll(events: VaultEvent[]): Promise<void> {
     const part = this.publishPart(events);
     if (part !== null) {
-      await this.outbox.insert(part, manager);
+      await this.outbox.insert(part);
     }
   }
 

@@ -39,7 +39,7 @@ export async function auditServices(db: TestDataSource, config: AppConfig): Prom
   await master.onModuleInit();
   const keys = new TenantKeysService(master, tenantKeys);
   const rotation = new KeyRotation(master, tenantKeys, dataLayer, keys);
-  const records = new AuditRecordsRepository(dataLayer, config);
+  const records = new AuditRecordsRepository(dataLayer);
   const chains = new AuditChainsRepository(dataLayer);
   const chain = new AuditChain(dataLayer, records, chains, keys, clock);
   const retention = new AuditRetention(config, dataLayer, records, chains, chain);

@@ -23,7 +23,7 @@ describe('AuditService', () => {
     audit = new AuditService(
       config,
       db.dataLayer,
-      new AuditRecordsRepository(db.dataLayer, config),
+      new AuditRecordsRepository(db.dataLayer),
       new Clock(),
       metrics,
     );
@@ -49,7 +49,7 @@ describe('AuditService', () => {
   }
 
   it('writes a record outside a transaction, and several of one request together', async () => {
-    await audit.record(event('read-alone', ['a', 'b']), undefined, ORIGIN);
+    await audit.record(event('read-alone', ['a', 'b']), ORIGIN);
     expect(await recorded('read-alone')).toEqual([{ operation: 'read-alone', token_ids: ['a', 'b'] }]);
     await audit.recordAll([event('read-many'), event('read-many'), event('read-many')], ORIGIN);
     expect(await recorded('read-many')).toHaveLength(3);
@@ -59,22 +59,12 @@ describe('AuditService', () => {
     await db.dataLayer.transaction(() => audit.recordAll([event('kept'), event('kept')], ORIGIN));
     await expect(
       db.dataLayer.transaction(async () => {
-        await audit.record(event('undone'), undefined, ORIGIN);
+        await audit.record(event('undone'), ORIGIN);
         throw new Error('the change fails');
       }),
     ).rejects.toThrow('the change fails');
     expect(await recorded('kept')).toHaveLength(2);
     expect(await recorded('undone')).toEqual([]);
-  });
-
-  it("writes in a caller's own manager's transaction when one is passed", async () => {
-    await expect(
-      db.dataSource.transaction(async (manager) => {
-        await audit.record(event('undone-by-manager'), manager, ORIGIN);
-        throw new Error('the change fails');
-      }),
-    ).rejects.toThrow('the change fails');
-    expect(await recorded('undone-by-manager')).toEqual([]);
   });
 
   it('records an operator action for every tenant', async () => {

@@ -40,7 +40,7 @@ describe('ProxiesService', () => {
       clock,
       { proxyAllowLoopback: false } as AppConfig,
       audit.service,
-      new Events(new EventsRepository(data, { databasePreparedStatements: true }), clock),
+      new Events(new EventsRepository(data), clock),
     );
     caller = testPrincipal(await db.insertTenant());
     await data.execute(

@@ -52,7 +52,7 @@ describe('ReactorsService', () => {
       clock,
       { sandboxTimeoutMs: 10_000 } as AppConfig,
       audit.service,
-      new Events(new EventsRepository(data, { databasePreparedStatements: true }), clock),
+      new Events(new EventsRepository(data), clock),
       new ReactorCache(localChangeFeed(), formulas, data),
     );
     acme = testPrincipal(await db.insertTenant('Acme'));

@@ -71,8 +71,8 @@ export async function openTokenServices(env: Record<string, string> = {}): Promi
   await limits.onModuleInit();
   const cipher = new TokenCipher(keys, new TenantCipher(keys));
   const engine = new ExpressionEngine();
-  const audit = new AuditService(config, data, new AuditRecordsRepository(data, config), clock, metrics);
-  const events = new Events(new EventsRepository(data, config), clock);
+  const audit = new AuditService(config, data, new AuditRecordsRepository(data), clock, metrics);
+  const events = new Events(new EventsRepository(data), clock);
   const repository = new TokensRepository(data, new WriteCounter());
   const presentation = new TokenPresentation(cipher, engine);
   const builder = new TokenBuilder(cipher, engine);
