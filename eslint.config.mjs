@@ -37,6 +37,20 @@ const UNUSED_VARS = [
   },
 ];
 
+/** new Date() outside the Clock (see the rule below). */
+const NO_BARE_DATE = {
+  selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+  message: 'Inject Clock (common/clock.ts) and call clock.now() instead of new Date().',
+};
+
+const SQL_TEXT = '/^\\s*(SELECT|INSERT INTO|UPDATE [a-z_]+ SET|DELETE FROM|WITH [a-z_]+ AS|LOCK TABLE)\\b/';
+const NOT_HERE =
+  'SQL text lives in repositories (*.repository.ts) and src/database/; call a repository method.';
+const DATA_ACCESS_OUTSIDE_REPOSITORIES = {
+  typeorm: ['DataSource', 'EntityManager', 'Repository', 'QueryRunner', 'SelectQueryBuilder'],
+  '@nestjs/typeorm': ['InjectRepository', 'InjectDataSource', 'InjectEntityManager'],
+};
+
 export default defineConfig(
   {
     ignores: [
@@ -93,11 +107,39 @@ export default defineConfig(
     files: ['src/**/*.ts'],
     ignores: ['src/common/clock.ts', 'src/reactor-formulas/official/**', '**/*.spec.ts'],
     rules: {
+      'no-restricted-syntax': ['error', NO_BARE_DATE],
+    },
+  },
+  {
+    // One data layer (docs/architecture.md): services reach the database through repositories, which send
+    // their statements through Database (src/database/database.service.ts). A repository's statement-building
+    // parts sit beside it as *.statements.ts. The migration command runs TypeORM's migrations on a DataSource.
+    files: ['src/**/*.ts'],
+    ignores: [
+      'src/database/**',
+      'src/migrations/**',
+      'src/cli/migrate.ts',
+      'src/**/*.repository.ts',
+      'src/**/*.statements.ts',
+      'src/common/clock.ts',
+      'src/reactor-formulas/official/**',
+      '**/*.spec.ts',
+    ],
+    rules: {
       'no-restricted-syntax': [
         'error',
+        NO_BARE_DATE,
+        { selector: `Literal[value=${SQL_TEXT}]`, message: NOT_HERE },
+        { selector: `TemplateElement[value.raw=${SQL_TEXT}]`, message: NOT_HERE },
+      ],
+      'no-restricted-imports': [
+        'error',
         {
-          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
-          message: 'Inject Clock (common/clock.ts) and call clock.now() instead of new Date().',
+          paths: Object.entries(DATA_ACCESS_OUTSIDE_REPOSITORIES).map(([name, importNames]) => ({
+            name,
+            importNames,
+            message: NOT_HERE,
+          })),
         },
       ],
     },

@@ -17,7 +17,7 @@
 const { createSecretKey, randomUUID } = require('node:crypto');
 const { getMetadataArgsStorage } = require('typeorm');
 const { Token } = require('../dist/src/tokens/token.entity');
-const { tokenListColumns, tokenListPageSql } = require('../dist/src/tokens/token-list-sql');
+const { tokenListColumns, tokenListPageSql } = require('../dist/src/tokens/token-list.statements');
 const { StatementBatcher } = require('../dist/src/database/statement-batcher');
 const { vaultTypes } = require('../dist/src/database/timestamptz');
 const { open, sealedKeyVersion } = require('../dist/src/crypto/envelope');

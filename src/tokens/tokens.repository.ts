@@ -5,17 +5,17 @@ import { WriteCounter } from './write-counter';
 import { composeStatement, StatementPart } from '../database/composed-statement';
 import { Database } from '../database/database.service';
 import { entityColumns } from '../database/entity-columns';
-import { AuditedReads } from './audited-reads';
-import { PrimaryKeyReads } from './primary-key-reads';
+import { AuditedReads } from './audited-reads.statements';
+import { PrimaryKeyReads } from './primary-key-reads.statements';
 import {
   likePrefixes,
   TokenListFilter,
   tokenListColumns,
   tokenListPageSql,
   tokenListWhere,
-} from './token-list-sql';
+} from './token-list.statements';
 import { Token } from './token.entity';
-import { indexPart, insertPart } from './token-insert-sql';
+import { indexPart, insertPart } from './token-insert.statements';
 
 /** Where a caller may find a duplicate: container prefixes it may read and write, or 'all'. */
 export interface DuplicateScope {

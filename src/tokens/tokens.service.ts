@@ -17,7 +17,7 @@ import { Token } from './token.entity';
 import { DedupRateLimit } from './dedup-rate-limit';
 import { duplicateScopeOf, PreparedToken, TokenInserter } from './token-inserter.service';
 import { GoneToken, TokensRepository } from './tokens.repository';
-import type { TokenListFilter } from './token-list-sql';
+import type { TokenListFilter } from './token-list.statements';
 import { AuditService } from '../audit/audit.service';
 import { auditEvent, tokensEvent } from '../audit/audit-event';
 import { createdEvent, idsOf } from './token-audit';

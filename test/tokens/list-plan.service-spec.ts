@@ -1,5 +1,5 @@
 import { entityColumns } from '../../src/database/entity-columns';
-import { TokenListFilter, tokenListPageSql } from '../../src/tokens/token-list-sql';
+import { TokenListFilter, tokenListPageSql } from '../../src/tokens/token-list.statements';
 import { Token } from '../../src/tokens/token.entity';
 import { openTestDataSource, TestDataSource } from '../support/test-data-source';
 

@@ -1,5 +1,5 @@
 import { StatementBatcher } from '../database/statement-batcher';
-import { PrimaryKeyReads } from './primary-key-reads';
+import { PrimaryKeyReads } from './primary-key-reads.statements';
 
 type Row = Record<string, unknown>;
 

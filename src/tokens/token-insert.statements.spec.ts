@@ -1,4 +1,4 @@
-import { insertPart } from './token-insert-sql';
+import { insertPart } from './token-insert.statements';
 import { Token } from './token.entity';
 
 function token(
