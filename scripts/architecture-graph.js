@@ -65,6 +65,17 @@ ${rows.join('\n')}
 A resource's public surface is its \`*.module.ts\`, services, entities and DTOs, plus the few files named in
 the config. There are no import cycles, type-only imports included. Regenerate with \`npm run graph\`.
 
+## The data layer
+
+Services reach the database only through repositories: one per aggregate (\`*.repository.ts\`, its
+statement-building parts beside it as \`*.statements.ts\`), a tenant's rows always addressed by tenant id first. Every
+repository sends its statements through \`Database\` (\`src/database/database.service.ts\`), which owns the one
+transaction mechanism (\`db.transaction(work)\`: every statement sent inside \`work\`, through any repository,
+joins it), named prepared statements and the pooler switch (\`DATABASE_PREPARED_STATEMENTS\`), and batching
+per tenant (never across tenants). \`npm run lint\` refuses SQL text and TypeORM's data access anywhere else.
+Outboxes (webhook deliveries, invitation mail, async react runs) share one durable queue
+(\`src/database/durable-queue.ts\`), and every timer is a row of the jobs table (\`src/jobs/\`).
+
 \`\`\`mermaid
 ${graph}
 \`\`\`
