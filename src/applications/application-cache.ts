@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { Principal } from '../access/principal';
 import { PerReplicaCache } from '../common/per-replica-cache';
 import { ChangeChannel, ChangeFeed } from '../database/change-feed';
-import { Database } from '../database/database.service';
 
 /** Bound on staleness if a replica ever misses an invalidation (its listener connection was down). */
 const TTL_MS = 10_000;
@@ -19,10 +18,7 @@ export class ApplicationCache {
   private readonly byHash = new PerReplicaCache<Principal>(TTL_MS, MAX_ENTRIES);
   private readonly channel: ChangeChannel;
 
-  constructor(
-    feed: ChangeFeed,
-    private readonly db: Database,
-  ) {
+  constructor(feed: ChangeFeed) {
     this.channel = feed.subscribe(CHANNEL, {
       evict: (applicationId) => this.evict(applicationId),
       reset: () => this.byHash.clear(),
@@ -43,6 +39,6 @@ export class ApplicationCache {
 
   /** Call inside the transaction that changes the application: evicts here now, elsewhere on commit. */
   changed(applicationId: string): Promise<void> {
-    return this.channel.changed(this.db.manager, applicationId);
+    return this.channel.changed(applicationId);
   }
 }

@@ -1,7 +1,6 @@
 import { Global, Inject, Injectable, Logger, Module, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import type { EntityManager } from 'typeorm';
 import { causeOf, RetryHandle, retryUntilDone, runDetached } from '../common/supervisor';
 import { DATABASE_RUNTIME } from './database-info.module';
 import { DatabaseRuntime } from './database';
@@ -36,7 +35,7 @@ const PROBE_CHANNEL = 'tv_change_probe';
 /** One channel of the feed, as a cache uses it. */
 export interface ChangeChannel {
   /** Call inside the transaction that makes the change: evicts here now, on other replicas on commit. */
-  changed(manager: EntityManager, payload: string): Promise<void>;
+  changed(payload: string): Promise<void>;
   /** How long a new cache entry may live: `normalMs` while invalidations arrive, at most 1 s otherwise. */
   ttl(normalMs: number): number;
 }
@@ -89,10 +88,10 @@ export class ChangeFeed implements OnModuleInit, OnModuleDestroy {
       runDetached(this.logger, `LISTEN ${channel}`, () => listener.query(`LISTEN ${channel}`));
     }
     return {
-      changed: async (manager, payload) => {
+      changed: async (payload) => {
         handlers.evict(payload);
         if (!this.database.embedded) {
-          await manager.query('SELECT pg_notify($1, $2)', [channel, payload]);
+          await this.db.query('SELECT pg_notify($1, $2)', [channel, payload]);
         }
       },
       ttl: (normalMs) => (this.trusted ? normalMs : Math.min(normalMs, UNTRUSTED_CACHE_TTL_MS)),

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PerReplicaCache } from '../common/per-replica-cache';
 import { ChangeChannel, ChangeFeed } from '../database/change-feed';
-import { Database } from '../database/database.service';
 import type { LoadedProxy } from './loaded-proxy';
 
 /** Bound on staleness if a replica ever misses an invalidation. */
@@ -18,10 +17,7 @@ export class ProxyCache {
   private readonly byHash = new PerReplicaCache<LoadedProxy>(TTL_MS, MAX_ENTRIES);
   private readonly channel: ChangeChannel;
 
-  constructor(
-    feed: ChangeFeed,
-    private readonly db: Database,
-  ) {
+  constructor(feed: ChangeFeed) {
     this.channel = feed.subscribe(CHANNEL, {
       evict: (proxyId) => this.evict(proxyId),
       reset: () => this.byHash.clear(),
@@ -38,7 +34,7 @@ export class ProxyCache {
 
   /** Call inside the transaction that changes or deletes the proxy. */
   changed(proxyId: string): Promise<void> {
-    return this.channel.changed(this.db.manager, proxyId);
+    return this.channel.changed(proxyId);
   }
 
   private evict(proxyId: string): void {

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PerReplicaCache } from '../common/per-replica-cache';
 import { ChangeChannel, ChangeFeed } from '../database/change-feed';
-import { Database } from '../database/database.service';
 import { ReactorFormulasService } from '../reactor-formulas/reactor-formulas.service';
 import type { LoadedReactor } from './load-reactor';
 
@@ -20,11 +19,7 @@ export class ReactorCache {
   private readonly byId = new PerReplicaCache<LoadedReactor>(TTL_MS, MAX_ENTRIES);
   private readonly channel: ChangeChannel;
 
-  constructor(
-    feed: ChangeFeed,
-    formulas: ReactorFormulasService,
-    private readonly db: Database,
-  ) {
+  constructor(feed: ChangeFeed, formulas: ReactorFormulasService) {
     this.channel = feed.subscribe(CHANNEL, {
       evict: (id) => this.evict(id),
       reset: () => this.byId.clear(),
@@ -42,7 +37,7 @@ export class ReactorCache {
 
   /** Call inside the transaction that changes or deletes a reactor, or a formula (`id`: either's). */
   changed(id: string): Promise<void> {
-    return this.channel.changed(this.db.manager, id);
+    return this.channel.changed(id);
   }
 
   private evict(id: string): void {

@@ -26,7 +26,7 @@ describe('ApplicationPrincipals.principalFor', () => {
     const feed = new ChangeFeed(db.database, db.dataLayer);
     await feed.onModuleInit();
     feeds.push(feed);
-    const cache = new ApplicationCache(feed, db.dataLayer);
+    const cache = new ApplicationCache(feed);
     return { cache, principals: new ApplicationPrincipals(applications, cache) };
   };
   let local: { cache: ApplicationCache; principals: ApplicationPrincipals };

@@ -36,7 +36,7 @@ describe('ProxiesService', () => {
       data,
       bindAnyApplication,
       new TenantCipher(tenantDataKeys().keys),
-      new ProxyCache(localChangeFeed(), data),
+      new ProxyCache(localChangeFeed()),
       clock,
       { proxyAllowLoopback: false } as AppConfig,
       audit.service,

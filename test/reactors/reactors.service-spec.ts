@@ -53,7 +53,7 @@ describe('ReactorsService', () => {
       { sandboxTimeoutMs: 10_000 } as AppConfig,
       audit.service,
       new Events(new EventsRepository(data), clock),
-      new ReactorCache(localChangeFeed(), formulas, data),
+      new ReactorCache(localChangeFeed(), formulas),
     );
     acme = testPrincipal(await db.insertTenant('Acme'));
     other = testPrincipal(await db.insertTenant('Other'));

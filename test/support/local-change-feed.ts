@@ -7,7 +7,7 @@ import { ChangeFeed, ChangeHandlers } from '../../src/database/change-feed';
 export function localChangeFeed(): ChangeFeed {
   return {
     subscribe: (_channel: string, handlers: ChangeHandlers) => ({
-      changed: (_manager: unknown, payload: string) => Promise.resolve(handlers.evict(payload)),
+      changed: (payload: string) => Promise.resolve(handlers.evict(payload)),
       ttl: (normalMs: number) => normalMs,
     }),
   } as unknown as ChangeFeed;
