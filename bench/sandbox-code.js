@@ -1,5 +1,5 @@
 'use strict';
-/** The bench reactor's code (bench/scenarios.js reactSetup), also run bare by bench/sandbox-floor.js. */
+/** The bench reactor's code (bench/react-setups.js reactSetup), also run bare by bench/sandbox-floor.js. */
 const REACT_CODE = 'module.exports = async function (req) { return { raw: req.args }; };';
 
 /** Its formula's request parameters (reactSetup), which the react floor (bench/react-floor.js) applies too. */
