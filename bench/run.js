@@ -1,7 +1,7 @@
 'use strict';
 /**
  * `npm run bench`: starts the built service on a throw-away database and measures each scenario of
- * bench/scenarios.js with autocannon, reporting throughput as a ratio of the GET /health baseline measured
+ * bench/scenarios.js with autocannon (bench/autocannon-runs.js), reporting throughput as a ratio of the GET /health baseline measured
  * in the same run (absolute numbers depend on the machine; ratios travel).
  *
  * Environment:
@@ -30,7 +30,6 @@
  * targets are listed as PASS/MISS at the end, then issue 39's hot-path figures (bench/hot-paths.js) as a table
  * of their own. Everything is also written to bench/results/latest.json.
  */
-const autocannon = require('autocannon');
 const { execFileSync } = require('node:child_process');
 const { mkdirSync, writeFileSync } = require('node:fs');
 const { join, resolve } = require('node:path');
@@ -38,7 +37,8 @@ const scenarios = require('./scenarios');
 const { floorCpu, floorCpuLines } = require('./floor-cpu');
 const { hotPathLines, hotPaths, NAMES } = require('./hot-paths');
 const { profileFileName, profileSelection } = require('./profile-window');
-const { politeLoad } = require('./polite-load');
+const { autocannonOptions, measure, startBackground, stopBackground } = require('./autocannon-runs');
+const { evaluateTargets, round, summarize, table, targetLines } = require('./report');
 const { startServer } = require('./server');
 const { databaseCpuMeter } = require('./database-cpu');
 const { measureSandboxFloor } = require('./sandbox-floor');
@@ -73,202 +73,6 @@ function settings() {
 }
 
 /** autocannon options for a scenario's request definition. */
-function autocannonOptions(baseUrl, definition) {
-  const encode = (request) => {
-    if (request.body === undefined || typeof request.body === 'string' || Buffer.isBuffer(request.body)) {
-      return request;
-    }
-    return {
-      ...request,
-      body: JSON.stringify(request.body),
-      headers: { 'content-type': 'application/json', ...request.headers },
-    };
-  };
-  if (Array.isArray(definition.requests)) {
-    const { requests, ...shared } = definition;
-    return { ...encode(shared), url: baseUrl, requests: requests.map(encode) };
-  }
-  const { path = '/', ...rest } = encode(definition);
-  return { ...rest, url: `${baseUrl}${path}` };
-}
-
-/**
- * Runs autocannon. With `precise`, the result also has `preciseLatency` { p50, p99, average } in ms computed from
- * every 2xx response's own time: autocannon's histogram keeps whole milliseconds, too coarse for sub-millisecond
- * rows and for differences of a millisecond or two.
- */
-async function measure(options, duration, connections, precise = false) {
-  const instance = autocannon({ ...options, duration, connections });
-  const times = [];
-  if (precise) {
-    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
-      if (statusCode >= 200 && statusCode < 300) {
-        times.push(responseTime);
-      }
-    });
-  }
-  const result = await instance;
-  if (precise && times.length > 0) {
-    times.sort((a, b) => a - b);
-    // Nearest rank, like autocannon's percentiles.
-    const percentile = (p) => times[Math.max(0, Math.ceil((p / 100) * times.length) - 1)];
-    result.preciseLatency = {
-      p50: percentile(50),
-      p99: percentile(99),
-      average: times.reduce((sum, t) => sum + t, 0) / times.length,
-    };
-  }
-  return result;
-}
-
-/** A scenario's `background` load, running on its own connections until stopBackground; null without one. */
-function startBackground(scenario, ctx, data, origin, config) {
-  if (scenario.background === undefined) {
-    return null;
-  }
-  const definition =
-    typeof scenario.background === 'function' ? scenario.background(ctx, data) : scenario.background;
-  if (scenario.backgroundHonoursRetryAfter) {
-    const { url, method, headers, body } = autocannonOptions(origin, definition);
-    return politeLoad({ url, method, headers, body, connections: scenario.backgroundConnections });
-  }
-  const instance = autocannon({
-    ...autocannonOptions(origin, definition),
-    // Longer than warm-up and measurement together: stopped once the measurement is done.
-    duration: config.warmup + config.duration + 60,
-    connections: scenario.backgroundConnections ?? config.connections,
-  });
-  return instance;
-}
-
-async function stopBackground(instance) {
-  instance.stop();
-  const result = await instance;
-  return {
-    connections: result.connections,
-    requests: result.requests.total,
-    status_codes: Object.fromEntries(
-      Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]),
-    ),
-  };
-}
-
-function summarize(scenario, result) {
-  const requestsPerSecond = result.duration > 0 ? result.requests.total / result.duration : 0;
-  return {
-    name: scenario.name,
-    requests_per_second: round(requestsPerSecond, 1),
-    ...(scenario.tokensPerRequest
-      ? { tokens_per_second: round(requestsPerSecond * scenario.tokensPerRequest, 0) }
-      : {}),
-    latency_p50_ms: round(result.preciseLatency?.p50 ?? result.latency.p50, 2),
-    latency_p99_ms: round(result.preciseLatency?.p99 ?? result.latency.p99, 2),
-    latency_avg_ms: round(result.preciseLatency?.average ?? result.latency.average, 2),
-    requests: result.requests.total,
-    non_2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    status_codes: Object.fromEntries(
-      Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]),
-    ),
-    ratio_vs_baseline: null,
-  };
-}
-
-/** Every target of the selected scenarios, measured on the rows of this run. */
-function evaluateTargets(selected, rows) {
-  const byName = Object.fromEntries(rows.map((row) => [row.name, row]));
-  return selected.flatMap((scenario) =>
-    (scenario.targets ?? []).map((target) => {
-      const row = byName[scenario.name];
-      const raw = row === undefined ? null : target.measure(row, byName);
-      const measured = raw === null || !Number.isFinite(raw) ? null : round(raw, 3);
-      const pass =
-        measured === null
-          ? null
-          : target.op === '>='
-            ? measured >= target.threshold
-            : measured <= target.threshold;
-      return {
-        scenario: scenario.name,
-        target: target.label,
-        op: target.op,
-        threshold: target.threshold,
-        unit: target.unit ?? '',
-        measured,
-        pass,
-      };
-    }),
-  );
-}
-
-function targetLines(targets) {
-  const describe = (t) => `${t.scenario}: ${t.target} ${t.op === '>=' ? '≥' : '≤'} ${t.threshold}${t.unit}`;
-  const width = Math.max(0, ...targets.map((t) => describe(t).length));
-  return targets
-    .map((t) => {
-      const verdict = t.pass === null ? 'n/a (a scenario it needs did not run)' : t.pass ? 'PASS' : 'MISS';
-      const measured = t.measured === null ? '-' : `${t.measured}${t.unit}`;
-      return `  ${describe(t).padEnd(width)}  measured ${measured.padStart(8)}  ${verdict}`;
-    })
-    .join('\n');
-}
-
-function round(value, digits) {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
-}
-
-const COLUMNS = [
-  ['scenario', (r) => r.name, 'left'],
-  ['req/s', (r) => r.requests_per_second.toFixed(1)],
-  ['p50 ms', (r) => String(r.latency_p50_ms)],
-  ['p99 ms', (r) => String(r.latency_p99_ms)],
-  ['non-2xx', (r) => String(r.non_2xx)],
-  ['errors', (r) => String(r.errors)],
-  ['vs /health', (r) => (r.ratio_vs_baseline === null ? '-' : r.ratio_vs_baseline.toFixed(3))],
-  // CPU the server process spent per request: steadier than req/s when other work shares the machine.
-  [
-    'srv CPU ms/req',
-    (r) => (r.server_cpu_ms_per_request === null ? '-' : r.server_cpu_ms_per_request.toFixed(3)),
-  ],
-  // CPU of the PostgreSQL server per request (bench/database-cpu.js), when it runs on this machine.
-  [
-    'db CPU ms/req',
-    (r) =>
-      typeof r.database_cpu_ms_per_request === 'number' ? r.database_cpu_ms_per_request.toFixed(3) : '-',
-  ],
-];
-/** Shown only when a row of the table has it. */
-const TOKENS_COLUMN = [
-  'tokens/s',
-  (r) => (r.tokens_per_second === undefined ? '-' : String(r.tokens_per_second)),
-];
-/** The sandbox workers' CPU per request, shown when a row ran tenant code. */
-const SANDBOX_COLUMN = [
-  'sandbox CPU ms/req',
-  (r) => (typeof r.sandbox_cpu_ms_per_request === 'number' ? r.sandbox_cpu_ms_per_request.toFixed(3) : '-'),
-];
-
-function table(rows) {
-  const columns = [
-    ...COLUMNS,
-    ...(rows.some((r) => typeof r.sandbox_cpu_ms_per_request === 'number') ? [SANDBOX_COLUMN] : []),
-    ...(rows.some((r) => r.tokens_per_second !== undefined) ? [TOKENS_COLUMN] : []),
-  ];
-  const cells = rows.map((row) => columns.map(([, get]) => get(row)));
-  const widths = columns.map(([title], i) => Math.max(title.length, ...cells.map((c) => c[i].length)));
-  const line = (values) =>
-    values.map((v, i) => (columns[i][2] === 'left' ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ');
-  return [
-    line(columns.map(([title]) => title)),
-    widths.map((w) => '-'.repeat(w)).join('  '),
-    ...cells.map(line),
-  ]
-    .map((l) => `  ${l}`)
-    .join('\n');
-}
-
 /** HEAD's short hash, with "+dirty" when src/ differs from it: the bench measures the working tree it builds. */
 function gitCommit() {
   const git = (args) =>
