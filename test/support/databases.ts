@@ -58,7 +58,7 @@ export async function createTemplateDatabase(url: string): Promise<void> {
 
 /**
  * Once per run on the embedded database: a migrated PGlite, dumped to a file that every test file's database
- * starts from. Creating a PGlite cluster and migrating it costs seconds of CPU; loading the image, half of one.
+ * starts from. Creating a PGlite cluster and migrating it costs seconds of CPU; loading the image, about one.
  */
 export async function createEmbeddedTemplate(): Promise<void> {
   const existing = process.env.TV_EMBEDDED_TEMPLATE;
@@ -70,6 +70,14 @@ export async function createEmbeddedTemplate(): Promise<void> {
     const dataSource = new DataSource({ ...dataSourceOptions(embedded.connection, 1, false), ...SCHEMA });
     await dataSource.initialize();
     await dataSource.runMigrations({ transaction: 'each' });
+    // The template databases are half the image's files and nothing here creates a database: without
+    // them a test file's database loads in about 60 % of the CPU time.
+    await dataSource.query(
+      "UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')",
+    );
+    await dataSource.query('DROP DATABASE template0');
+    await dataSource.query('DROP DATABASE template1');
+    await dataSource.query('CHECKPOINT');
     await dataSource.destroy();
     const path = join(tmpdir(), `tv-template-${process.pid}-${randomBytes(3).toString('hex')}.pgdata`);
     writeFileSync(path, Buffer.from(await (await embedded.dump()).arrayBuffer()), { mode: 0o600 });
