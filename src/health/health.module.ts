@@ -4,12 +4,13 @@ import { HealthRepository } from './health.repository';
 import { HealthController } from './health.controller';
 import { HealthService } from './health.service';
 import { PendingMigrationsMiddleware } from './pending-migrations.middleware';
+import { PingController } from './ping.controller';
 import { UnsealController } from './unseal.controller';
 
 /** Liveness and readiness for orchestrators; HealthService is global so shutdown can flag it. */
 @Global()
 @Module({
-  controllers: [HealthController, UnsealController],
+  controllers: [HealthController, PingController, UnsealController],
   providers: [HealthRepository, DatabaseHealth, HealthService],
   exports: [HealthService],
 })

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { Events } from '../events/events';
 import { Application } from '../applications/application.entity';
 import { ApplicationLookups } from '../applications/application-lookups.service';
+import { toDto as toApplicationDto } from '../applications/applications.service';
 import { Principal } from '../access/principal';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
@@ -288,7 +289,7 @@ export class ReactorsService {
           code: r.code,
           runtime: r.runtime,
           configuration: await this.configurationOf(r),
-          application: app !== undefined ? { id: app.id, name: app.name, type: app.type } : null,
+          application: app !== undefined ? toApplicationDto(app) : null,
           created_by: r.createdBy,
           created_at: r.createdAt.toISOString(),
           modified_by: r.modifiedBy,

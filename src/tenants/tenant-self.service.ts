@@ -105,7 +105,10 @@ export class TenantSelfService {
     return toMemberDto(owner);
   }
 
-  /** Live tokens by type, and those created or changed since the start of the month (UTC). */
+  /**
+   * Live tokens by type, and those created or changed since the start of the month (UTC). With no plan, every
+   * active token is included: `included_monthly_active_tokens` equals `monthly_active_tokens`.
+   */
   async usage(principal: Principal): Promise<TenantUsageReportDto> {
     const now = this.clock.now();
     const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
@@ -117,11 +120,15 @@ export class TenantSelfService {
         last_created_at: row.last_created_at === null ? null : new Date(row.last_created_at).toISOString(),
       };
     }
+    const total = rows.reduce((sum, r) => sum + r.count, 0);
+    const active = rows.reduce((sum, r) => sum + r.active, 0);
     return {
-      total_tokens: rows.reduce((sum, r) => sum + r.count, 0),
+      total_tokens: total,
       token_report: {
         metrics_by_type: byType,
-        monthly_active_tokens: rows.reduce((s, r) => s + r.active, 0),
+        total_tokens: total,
+        monthly_active_tokens: active,
+        included_monthly_active_tokens: active,
       },
     };
   }

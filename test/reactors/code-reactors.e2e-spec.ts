@@ -52,7 +52,12 @@ describe('code reactors', () => {
       code: ECHO,
       runtime: { image: 'node22', dependencies: { [SDK]: '^1.0.0' }, timeout: 2 },
       configuration: { currency: 'USD' },
-      application: { id: app.id, name: 'private app', type: 'private' },
+      application: expect.objectContaining({
+        id: app.id,
+        name: 'private app',
+        type: 'private',
+        tenant_id: tenant.tenantId,
+      }),
       created_by: expect.any(String),
       created_at: expect.any(String),
       modified_by: null,

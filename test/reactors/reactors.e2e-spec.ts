@@ -34,6 +34,7 @@ describe('reactors', () => {
 
   it('creates a reactor with its formula, configuration and application', async () => {
     const app = await ctx.newApplication(tenant, 'private', ['token:create']);
+    const shown = await ctx.http.get(`/applications/${app.id}`).set('BT-API-KEY', tenant.key).expect(200);
     const res = await api.create(body({ application: { id: app.id } }));
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
@@ -45,13 +46,23 @@ describe('reactors', () => {
       code: null,
       runtime: null,
       configuration: { api_key: 'sk_live_partner_secret', retries: 3, live: true },
-      application: { id: app.id, name: 'private app', type: 'private' },
+      application: shown.body,
       created_by: expect.any(String),
       created_at: expect.any(String),
       modified_by: null,
       modified_at: null,
     });
+    expect(shown.body).toMatchObject({
+      id: app.id,
+      tenant_id: tenant.tenantId,
+      permissions: ['token:create'],
+    });
+    expect(res.body.application).not.toHaveProperty('key');
     expect((await api.get(res.body.id)).body).toEqual(res.body);
+    const listed = (await api.list(`?id=${res.body.id}`)).body.data;
+    expect(listed).toEqual([res.body]);
+    const updated = await api.update(res.body.id, body({ name: 'Charge 2', application: { id: app.id } }));
+    expect(updated.body.application).toEqual(shown.body);
   });
 
   it('stores the configuration encrypted', async () => {

@@ -98,7 +98,9 @@ describe('tenant self: GET/PUT/DELETE /tenants/self, usage, owner, security cont
           card: { count: 2, last_created_at: new Date(Date.UTC(2026, 10, 20)).toISOString() },
           token: { count: 1, last_created_at: new Date(Date.UTC(2026, 9, 20)).toISOString() },
         },
+        total_tokens: 3,
         monthly_active_tokens: 1,
+        included_monthly_active_tokens: 1,
       },
     });
     clock.reset();

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   IsObject,
@@ -13,6 +13,7 @@ import { IdAndNameQueryDto, PaginationDto } from '../../common/pagination';
 import { AsSent } from '../../common/validation';
 import { MAX_CODE_LENGTH, ReactorFormulaDto } from '../../reactor-formulas/dto/reactor-formula.dto';
 import { DisplayName } from '../../common/display-name';
+import { ApplicationDto } from '../../applications/dto/application.dto';
 import { ReactorRuntimeDto, ReactorRuntimeViewDto } from './reactor-runtime.dto';
 
 const EXAMPLE_CODE = `module.exports = async function (req) {
@@ -124,11 +125,8 @@ export class PatchReactorDto {
 
 export class ListReactorsQueryDto extends IdAndNameQueryDto {}
 
-export class ReactorApplicationDto {
-  @ApiProperty({ format: 'uuid' }) id: string;
-  @ApiProperty() name: string;
-  @ApiProperty({ enum: ['public', 'private'] }) type: string;
-}
+/** The application the reactor runs as, as GET /applications/{id} shows it (never with a key). */
+export class ReactorApplicationDto extends OmitType(ApplicationDto, ['key'] as const) {}
 
 export class ReactorDto {
   @ApiProperty({ format: 'uuid' }) id: string;

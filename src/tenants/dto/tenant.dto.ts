@@ -49,8 +49,15 @@ export class TokenTypeUsageDto {
 export class TokenUsageReportDto {
   @ApiProperty({ type: 'object', additionalProperties: { $ref: '#/components/schemas/TokenTypeUsageDto' } })
   metrics_by_type: Record<string, TokenTypeUsageDto>;
+  @ApiProperty({ description: 'Live tokens of the tenant (as `total_tokens` of the report).' })
+  total_tokens: number;
   @ApiProperty({ description: 'Live tokens created or changed since the start of this month (UTC).' })
   monthly_active_tokens: number;
+  @ApiProperty({
+    description:
+      'Active tokens the plan includes. A self-hosted vault has no plan and no limit: every active token is included, so this equals `monthly_active_tokens`.',
+  })
+  included_monthly_active_tokens: number;
 }
 
 export class TenantUsageReportDto {
