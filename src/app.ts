@@ -21,6 +21,7 @@ import {
   noteRawBody,
 } from './common/request-body';
 import { securityHeaders } from './common/security-headers';
+import { corsHeaders } from './common/cors';
 import { TrustedProxies } from './common/client-address';
 import { AuditService } from './audit/audit.service';
 import { originOf } from './audit/request-origin';
@@ -108,6 +109,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     }),
   );
   app.use(securityHeaders);
+  app.use(corsHeaders(config.corsOrigins));
   app.use(jsonBodiesOnly);
   // Not strict: /tokenize and merge patches accept any JSON value at the top level.
   app.use(

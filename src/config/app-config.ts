@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { parseMasterKeys } from '../crypto/master-keys';
 import { BuildInfo, buildInfo } from './build-info';
+import { CorsOrigins, loadCorsOrigins } from './cors-config';
 import { DatabaseTlsConfig, loadDatabaseTlsConfig } from './database-tls-config';
 import { KeyCustodyConfig, loadKeyCustodyConfig } from './key-custody-config';
 import { loadRateLimitConfig, RateLimitConfig } from './rate-limit-config';
@@ -68,6 +69,8 @@ export interface AppConfig {
   metricsToken: string | null;
   /** Addresses and CIDR ranges of reverse proxies whose X-Forwarded-For is believed; empty: none. */
   trustedProxies: string[];
+  /** Origins whose pages may call the API with fetch (CORS); '*': any. */
+  corsOrigins: CorsOrigins;
   /** Invitation e-mails per address and tenant in any hour (create and resend). */
   invitationMailsPerAddressPerHour: number;
   /** Invitation e-mails per tenant in any hour. */
@@ -230,6 +233,14 @@ function rateLimits(env: Env): RateLimitConfig {
   }
 }
 
+function corsOrigins(env: Env): CorsOrigins {
+  try {
+    return loadCorsOrigins(env.CORS_ORIGINS);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+}
+
 function build(env: Env): BuildInfo {
   try {
     return buildInfo(present(env, 'VAULT_BUILD_COMMIT'));
@@ -310,6 +321,7 @@ export function loadConfig(rawEnv: Env = process.env): AppConfig {
     metricsHost: present(env, 'METRICS_HOST') ?? '127.0.0.1',
     metricsToken: present(env, 'METRICS_TOKEN') ?? null,
     trustedProxies: addressList(env, 'TRUST_PROXY'),
+    corsOrigins: corsOrigins(env),
     invitationMailsPerAddressPerHour: int(env, 'INVITATION_MAILS_PER_ADDRESS_PER_HOUR', 5, 1, 1000),
     invitationMailsPerTenantPerHour: int(env, 'INVITATION_MAILS_PER_TENANT_PER_HOUR', 100, 1, 10000),
     tenantDeletionGraceDays: int(env, 'TENANT_DELETION_GRACE_DAYS', 30, 0, 3650),
