@@ -1,14 +1,26 @@
 import type { ObjectLiteral, Repository } from 'typeorm';
-import { IdAndNameQueryDto, pageOffset } from '../common/pagination';
+import { PageQueryDto, pageOffset } from '../common/pagination';
 import { wildcardToLike } from '../common/query';
 
-/** One page of a tenant's rows filtered as IdAndNameQueryDto says, newest first, and the count of all matches. */
+/** The filters of an id-and-name list: ids (any of them) and a name wildcard, each optional. */
+export type IdAndNameFilter = PageQueryDto & { id?: string[]; name?: string };
+
+/** Which rows a tenant's list holds: its own, or its own and those of no tenant (the official reactor formulas). */
+export type Visibility = 'own' | 'own-and-unowned';
+
+const VISIBLE: Record<Visibility, string> = {
+  own: 'r.tenant_id = :tenantId',
+  'own-and-unowned': '(r.tenant_id = :tenantId OR r.tenant_id IS NULL)',
+};
+
+/** One page of the rows a tenant sees filtered as IdAndNameFilter says, newest first, and the count of all matches. */
 export function findIdAndNamePage<T extends ObjectLiteral>(
   repository: Repository<T>,
   tenantId: string,
-  query: IdAndNameQueryDto,
+  query: IdAndNameFilter,
+  visible: Visibility = 'own',
 ): Promise<[T[], number]> {
-  const builder = repository.createQueryBuilder('r').where('r.tenant_id = :tenantId', { tenantId });
+  const builder = repository.createQueryBuilder('r').where(VISIBLE[visible], { tenantId });
   if (query.id !== undefined) {
     builder.andWhere('r.id IN (:...ids)', { ids: query.id });
   }

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Brackets, IsNull } from 'typeorm';
+import { IsNull } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { pageOffset } from '../common/pagination';
-import { wildcardToLike } from '../common/query';
 import { Database } from '../database/database.service';
+import { findIdAndNamePage } from '../database/id-and-name-page';
 import { ListReactorFormulasQueryDto } from './dto/reactor-formula.dto';
 import { ReactorFormula } from './reactor-formula.entity';
 
@@ -18,23 +17,7 @@ export class ReactorFormulasRepository {
 
   /** The formulas the tenant sees, newest first, filtered by a name wildcard; and the count of all matches. */
   findVisiblePage(tenantId: string, query: ListReactorFormulasQueryDto): Promise<[ReactorFormula[], number]> {
-    const builder = this.db
-      .repository(ReactorFormula)
-      .createQueryBuilder('f')
-      .where(
-        new Brackets((visible) =>
-          visible.where('f.tenant_id = :tenantId', { tenantId }).orWhere('f.tenant_id IS NULL'),
-        ),
-      );
-    if (query.name !== undefined) {
-      builder.andWhere(`f.name ILIKE :name ESCAPE '\\'`, { name: wildcardToLike(query.name) });
-    }
-    return builder
-      .orderBy('f.created_at', 'DESC')
-      .addOrderBy('f.id', 'ASC')
-      .skip(pageOffset(query))
-      .take(query.size)
-      .getManyAndCount();
+    return findIdAndNamePage(this.db.repository(ReactorFormula), tenantId, query, 'own-and-unowned');
   }
 
   /** An official formula or one of the tenant's; null for none, or another tenant's. */
