@@ -1,6 +1,5 @@
-import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
-import { rowsOf } from './durable-queue';
+import { Database } from './database.service';
 
 /**
  * A claim-once queue's table: `tenant_id`, `id`, `status` ('pending' while queued, `claimedStatus` while a
@@ -43,7 +42,7 @@ export class ClaimOnceQueue<T extends ClaimedOnce> {
   private readonly returning: string;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly db: Database,
     private readonly clock: Clock,
     private readonly spec: ClaimOnceTable,
   ) {
@@ -58,7 +57,7 @@ export class ClaimOnceQueue<T extends ClaimedOnce> {
    */
   async claimFair(limit: number, allowances: TenantAllowances): Promise<T[]> {
     const { table, claimedAt, order } = this.spec;
-    const result = await this.dataSource.query<unknown[]>(
+    return this.db.query<T>(
       `UPDATE ${table} r SET status = $5, ${claimedAt} = $1
        FROM (
          SELECT q.tenant_id, q.id FROM ${table} q
@@ -79,12 +78,11 @@ export class ClaimOnceQueue<T extends ClaimedOnce> {
        RETURNING ${this.returning}`,
       [this.clock.now(), limit, JSON.stringify(allowances.known), allowances.others, this.spec.claimedStatus],
     );
-    return rowsOf<T>(result);
   }
 
   /** The worker could not start on the item (turned away before any of it ran): queued again. */
   async release(item: ClaimedOnce): Promise<void> {
-    await this.dataSource.query(
+    await this.db.execute(
       `UPDATE ${this.spec.table} SET status = 'pending', ${this.spec.claimedAt} = NULL
         WHERE tenant_id = $1 AND id = $2 AND status = $3`,
       [item.tenant_id, item.id, this.spec.claimedStatus],
@@ -101,7 +99,7 @@ export class ClaimOnceQueue<T extends ClaimedOnce> {
       ...clearedWhenDone.map((column) => `${column} = NULL`),
       ...columns.map((column, i) => `${column} = $${i + 6}`),
     ];
-    await this.dataSource.query(
+    await this.db.execute(
       `UPDATE ${table} SET ${sets.join(', ')} WHERE tenant_id = $1 AND id = $2 AND status = $5`,
       [item.tenant_id, item.id, status, this.clock.now(), this.spec.claimedStatus, ...Object.values(values)],
     );
@@ -109,7 +107,7 @@ export class ClaimOnceQueue<T extends ClaimedOnce> {
 
   /** Up to `limit` items claimed at or before `before` and still not settled (their worker may have died). */
   async claimedBefore(before: Date, limit: number): Promise<ClaimedOnce[]> {
-    return this.dataSource.query<ClaimedOnce[]>(
+    return this.db.query<ClaimedOnce>(
       `SELECT tenant_id, id FROM ${this.spec.table} WHERE status = $1 AND ${this.spec.claimedAt} <= $2 LIMIT $3`,
       [this.spec.claimedStatus, before, limit],
     );

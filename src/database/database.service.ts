@@ -28,6 +28,12 @@ export interface PoolCounts {
   waitingCount: number;
 }
 
+/** A pooled connection held for one piece of work (Database.onOwnConnection). */
+export interface OwnConnection {
+  /** The rows `text` answers, sent on this connection. */
+  query<T extends object = Record<string, unknown>>(text: string, values?: unknown[]): Promise<T[]>;
+}
+
 /**
  * The one way the vault reaches its database. Repositories send their statements through it; it runs them in
  * the transaction open at the call (the one `transaction` or a request's `runWhole` opened, whatever module
@@ -127,6 +133,24 @@ export class Database {
    */
   alone<T extends object = Record<string, unknown>>(statement: Statement): Promise<QueryResult<T>> {
     return outsideWholeTransaction(() => sendStatement<T>(this.dataSource.manager, statement, this.named));
+  }
+
+  /**
+   * Runs `work` with a pooled connection held for it alone, in no transaction open here (neither
+   * `transaction`'s nor a request's whole one). What `work` sends through `connection` goes there; what it
+   * sends through this Database goes where it would anyway. For a transaction kept open beside the work: a
+   * lock it holds.
+   */
+  async onOwnConnection<T>(work: (connection: OwnConnection) => Promise<T>): Promise<T> {
+    const runner = outsideWholeTransaction(() => this.dataSource.createQueryRunner());
+    try {
+      return await work({
+        query: async <R extends object>(text: string, values: unknown[] = []) =>
+          (await sendStatement<R>(runner.manager, { text, values }, false)).rows,
+      });
+    } finally {
+      await runner.release();
+    }
   }
 
   /** TypeORM's repository of an entity, on the open transaction: for a repository's entity reads and saves. */

@@ -1,6 +1,6 @@
-import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
 import { backoffDelay, BackoffOptions } from '../common/supervisor';
+import { Database } from './database.service';
 
 /**
  * A queue's table. Besides the columns named here it has `status` ('pending' while queued, 'failed' once
@@ -49,7 +49,7 @@ export class DurableQueue<T extends Claimed> {
   private readonly returning: string;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly db: Database,
     private readonly clock: Clock,
     private readonly spec: QueueTable,
     readonly policy: QueuePolicy,
@@ -68,7 +68,7 @@ export class DurableQueue<T extends Claimed> {
     const { table, key } = this.spec;
     const now = this.clock.now();
     const idColumn = key[key.length - 1];
-    const result = await this.dataSource.query<unknown[]>(
+    return this.db.query<T>(
       `UPDATE ${table} q SET ${this.leaseSet('$1', '$2')}
          FROM (SELECT ${key.join(', ')} FROM ${table}
                 WHERE status = 'pending' AND next_attempt_at <= $1 AND ($3::uuid IS NULL OR ${idColumn} = $3)
@@ -79,7 +79,6 @@ export class DurableQueue<T extends Claimed> {
         RETURNING ${this.returning}`,
       [now, this.leaseEnd(now), id, limit],
     );
-    return rowsOf<T>(result);
   }
 
   /**
@@ -94,9 +93,9 @@ export class DurableQueue<T extends Claimed> {
       throw new Error(`${name}: a fair claim counts leases in a lease column`);
     }
     const now = this.clock.now();
-    return this.dataSource.transaction(async (m) => {
-      await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${name}-claim`]);
-      const result = await m.query<unknown[]>(
+    return this.db.transaction(async () => {
+      await this.db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${name}-claim`]);
+      return this.db.query<T>(
         `WITH RECURSIVE due (tenant_id) AS (
              (SELECT tenant_id FROM ${table}
                WHERE status = 'pending' AND next_attempt_at <= $1
@@ -131,7 +130,6 @@ export class DurableQueue<T extends Claimed> {
           RETURNING ${this.returning}`,
         [now, this.leaseEnd(now), limit, perTenant],
       );
-      return rowsOf<T>(result);
     });
   }
 
@@ -157,11 +155,11 @@ export class DurableQueue<T extends Claimed> {
     await this.settle(item, 'failed', cause, this.clock.now(), null);
   }
 
-  /** In the caller's transaction: every queued item whose columns equal `where`, given up. */
-  async giveUpWhere(manager: EntityManager, where: Record<string, unknown>, cause: string): Promise<void> {
+  /** In the transaction open at the call: every queued item whose columns equal `where`, given up. */
+  async giveUpWhere(where: Record<string, unknown>, cause: string): Promise<void> {
     const columns = Object.keys(where);
     const cleared = this.spec.clearedWhenDone.map((column) => `, ${column} = NULL`).join('');
-    await manager.query(
+    await this.db.execute(
       `UPDATE ${this.spec.table} SET status = 'failed', last_error = $${columns.length + 1}${cleared}
         WHERE ${columns.map((column, i) => `${column} = $${i + 1}`).join(' AND ')} AND status = 'pending'`,
       [...Object.values(where), cause],
@@ -187,7 +185,7 @@ export class DurableQueue<T extends Claimed> {
       ...(leasedUntil === null ? [] : [`${leasedUntil} = NULL`]),
       ...clearedWhenDone.map((column) => `${column} = CASE WHEN $${n + 5}::boolean THEN ${column} END`),
     ];
-    await this.dataSource.query(
+    await this.db.execute(
       `UPDATE ${table} SET ${sets.join(', ')} WHERE ${this.keyMatch} AND status = 'pending'`,
       [
         ...key.map((column) => (item as unknown as Record<string, unknown>)[column]),
@@ -208,9 +206,4 @@ export class DurableQueue<T extends Claimed> {
   private leaseEnd(now: Date): Date {
     return new Date(now.getTime() + this.policy.leaseMs);
   }
-}
-
-/** TypeORM answers an UPDATE … RETURNING on PostgreSQL with [rows, count]. */
-export function rowsOf<T>(result: unknown[]): T[] {
-  return (Array.isArray(result[0]) ? result[0] : result) as T[];
 }

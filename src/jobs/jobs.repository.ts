@@ -13,19 +13,20 @@ export class JobsRepository {
    * whichever server connection took it, and its unlock would go to another. The work's own statements do
    * not join that transaction.
    */
-  async whileLocked(name: string, work: () => Promise<boolean>): Promise<boolean> {
-    const runner = this.db.source.createQueryRunner();
-    try {
-      await runner.startTransaction();
-      const [{ locked }] = (await runner.query('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked', [
-        name,
-      ])) as { locked: boolean }[];
-      return locked && (await work());
-    } finally {
-      // Ends the transaction and with it the lock; a connection lost meanwhile took both with it.
-      await runner.rollbackTransaction().catch(() => undefined);
-      await runner.release();
-    }
+  whileLocked(name: string, work: () => Promise<boolean>): Promise<boolean> {
+    return this.db.onOwnConnection(async (connection) => {
+      await connection.query('START TRANSACTION');
+      try {
+        const [{ locked }] = await connection.query<{ locked: boolean }>(
+          'SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked',
+          [name],
+        );
+        return locked && (await work());
+      } finally {
+        // Ends the transaction and with it the lock; a connection lost meanwhile took both with it.
+        await connection.query('ROLLBACK').catch(() => undefined);
+      }
+    });
   }
 
   /** ANALYZE the token tables; with `vacuum` also VACUUM them (dead rows of updates and purges). */

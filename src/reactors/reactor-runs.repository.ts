@@ -33,7 +33,7 @@ export class ReactorRunsRepository {
     private readonly db: Database,
     clock: Clock,
   ) {
-    this.queue = new ClaimOnceQueue(db.source, clock, RUN_QUEUE);
+    this.queue = new ClaimOnceQueue(db, clock, RUN_QUEUE);
   }
 
   async insert(run: ReactorRun): Promise<void> {

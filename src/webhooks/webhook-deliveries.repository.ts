@@ -33,7 +33,7 @@ export class WebhookDeliveriesRepository {
     clock: Clock,
   ) {
     this.queue = new DurableQueue(
-      db.source,
+      db,
       clock,
       {
         name: 'webhook-delivery',
@@ -50,6 +50,6 @@ export class WebhookDeliveriesRepository {
 
   /** In the caller's transaction: the webhook's queued deliveries, given up with `cause`. */
   async giveUpForWebhook(tenantId: string, webhookId: string, cause: string): Promise<void> {
-    await this.queue.giveUpWhere(this.db.manager, { tenant_id: tenantId, webhook_id: webhookId }, cause);
+    await this.queue.giveUpWhere({ tenant_id: tenantId, webhook_id: webhookId }, cause);
   }
 }

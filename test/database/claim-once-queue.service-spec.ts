@@ -51,7 +51,7 @@ describe('ClaimOnceQueue', () => {
        finished_at timestamptz`,
     );
     dataSource = db.dataSource;
-    queue = new ClaimOnceQueue<Run>(dataSource, clock, TABLE);
+    queue = new ClaimOnceQueue<Run>(db.dataLayer, clock, TABLE);
   });
   afterAll(() => db.close());
   beforeEach(async () => {

@@ -121,23 +121,54 @@ describe('Database', () => {
     expect(await data.query('SELECT id FROM data_layer_items')).toEqual([{ id: 2 }]);
   });
 
+  /** `beside` runs in a transaction that wrote row 1 ('inside') and is then rolled back. */
+  async function besideUndone(beside: () => Promise<void>): Promise<void> {
+    await expect(
+      data.transaction(async () => {
+        await data.execute('INSERT INTO data_layer_items VALUES (1, $1)', ['inside']);
+        await beside();
+        throw new Error('undo');
+      }),
+    ).rejects.toThrow('undo');
+  }
+
   // The embedded database's one connection is the open transaction's: nothing runs beside it there.
-  (process.env.DATABASE_URL ? it : it.skip)(
-    'runs a statement `alone` outside the open transaction',
-    async () => {
-      await expect(
-        data.transaction(async () => {
-          await data.execute('INSERT INTO data_layer_items VALUES (1, $1)', ['inside']);
-          const { rowCount } = await data.alone({
-            name: 'data-layer.alone',
-            text: 'INSERT INTO data_layer_items VALUES (2, $1)',
-            values: ['alone'],
-          });
-          expect(rowCount).toBe(1);
-          throw new Error('undo');
-        }),
-      ).rejects.toThrow('undo');
-      expect(await data.query('SELECT id, label FROM data_layer_items')).toEqual([{ id: 2, label: 'alone' }]);
-    },
-  );
+  const onPostgres = process.env.DATABASE_URL ? it : it.skip;
+
+  onPostgres('runs a statement `alone` outside the open transaction', async () => {
+    await besideUndone(async () => {
+      const { rowCount } = await data.alone({
+        name: 'data-layer.alone',
+        text: 'INSERT INTO data_layer_items VALUES (2, $1)',
+        values: ['alone'],
+      });
+      expect(rowCount).toBe(1);
+    });
+    expect(await data.query('SELECT id, label FROM data_layer_items')).toEqual([{ id: 2, label: 'alone' }]);
+  });
+
+  it('holds a connection for `onOwnConnection` and gives it back after', async () => {
+    const rows = await data.onOwnConnection(async (connection) => {
+      await connection.query('INSERT INTO data_layer_items VALUES (1, $1)', ['own']);
+      return connection.query('SELECT id, label FROM data_layer_items');
+    });
+    expect(rows).toEqual([{ id: 1, label: 'own' }]);
+    await expect(data.onOwnConnection(() => Promise.reject(new Error('failed work')))).rejects.toThrow(
+      'failed work',
+    );
+    expect(await data.query('SELECT count(*)::int AS n FROM data_layer_items')).toEqual([{ n: 1 }]);
+  });
+
+  onPostgres('keeps a transaction on its own connection apart from the one open at the call', async () => {
+    await besideUndone(() =>
+      data.onOwnConnection(async (connection) => {
+        await connection.query('START TRANSACTION');
+        await connection.query('INSERT INTO data_layer_items VALUES (2, $1)', ['own']);
+        expect(await connection.query('SELECT id FROM data_layer_items')).toEqual([{ id: 2 }]);
+        expect(await data.query('SELECT id FROM data_layer_items')).toEqual([{ id: 1 }]);
+        await connection.query('COMMIT');
+      }),
+    );
+    expect(await data.query('SELECT id, label FROM data_layer_items')).toEqual([{ id: 2, label: 'own' }]);
+  });
 });

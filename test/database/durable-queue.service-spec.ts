@@ -62,7 +62,7 @@ describe('DurableQueue', () => {
     await db.empty();
     clock = new TestClock();
     clock.set(START);
-    queue = new DurableQueue<Item>(dataSource, clock, TABLE, POLICY);
+    queue = new DurableQueue<Item>(db.dataLayer, clock, TABLE, POLICY);
   });
 
   async function add(payload: string, dueInMs = 0, tenantId = TENANT_A): Promise<string> {
@@ -153,7 +153,7 @@ describe('DurableQueue', () => {
   });
 
   it('leases by pushing next_attempt_at out when the table has no lease column', async () => {
-    const plain = new DurableQueue<Item>(dataSource, clock, { ...TABLE, leasedUntil: null }, POLICY);
+    const plain = new DurableQueue<Item>(db.dataLayer, clock, { ...TABLE, leasedUntil: null }, POLICY);
     const id = await add('plain');
     await plain.claim(1);
     const leased = await row(id);
@@ -190,7 +190,7 @@ describe('DurableQueue', () => {
   });
 
   it('caps the backoff at maxMs', async () => {
-    const capped = new DurableQueue<Item>(dataSource, clock, TABLE, { ...POLICY, maxAttempts: 10 });
+    const capped = new DurableQueue<Item>(db.dataLayer, clock, TABLE, { ...POLICY, maxAttempts: 10 });
     const id = await add('capped');
     for (let attempt = 1; attempt <= 5; attempt++) {
       const [item] = await capped.claim(1);
@@ -284,17 +284,18 @@ describe('DurableQueue', () => {
     await dataSource.query(`UPDATE queue_test_items SET status = 'sent' WHERE id = $1`, [sent]);
 
     await expect(
-      dataSource.transaction(async (m) => {
-        await queue.giveUpWhere(m, { tenant_id: TENANT_A }, 'webhook deleted');
+      db.dataLayer.transaction(async () => {
+        await queue.giveUpWhere({ tenant_id: TENANT_A }, 'webhook deleted');
         expect(
-          (await m.query<Row[]>('SELECT status FROM queue_test_items WHERE id = $1', [a1]))[0].status,
+          (await db.dataLayer.query<Row>('SELECT status FROM queue_test_items WHERE id = $1', [a1]))[0]
+            .status,
         ).toBe('failed');
         throw new Error('rolled back');
       }),
     ).rejects.toThrow('rolled back');
     expect((await row(a1)).status).toBe('pending');
 
-    await dataSource.transaction((m) => queue.giveUpWhere(m, { tenant_id: TENANT_A }, 'webhook deleted'));
+    await db.dataLayer.transaction(() => queue.giveUpWhere({ tenant_id: TENANT_A }, 'webhook deleted'));
     for (const id of [a1, a2]) {
       expect(await row(id)).toEqual(
         expect.objectContaining({ status: 'failed', last_error: 'webhook deleted', secret: null }),

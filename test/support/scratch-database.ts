@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { Database } from '../../src/database/database.service';
 import { openTestDataSource } from './test-data-source';
 
 /**
@@ -7,6 +8,8 @@ import { openTestDataSource } from './test-data-source';
  */
 export interface ScratchDatabase {
   dataSource: DataSource;
+  /** The data layer on it, as the app builds it. */
+  dataLayer: Database;
   /** Every row of the table deleted. */
   empty(): Promise<void>;
   /** `work` runs while another session's transaction holds row `id` locked (FOR UPDATE). */
@@ -23,6 +26,7 @@ export async function scratchDatabase(table: string, columns: string): Promise<S
   );
   return {
     dataSource,
+    dataLayer: opened.dataLayer,
     empty: async () => void (await dataSource.query(`DELETE FROM ${table}`)),
     whileLocked: async (id, work) => {
       const runner = dataSource.createQueryRunner();

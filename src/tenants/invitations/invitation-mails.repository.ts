@@ -52,7 +52,7 @@ export class InvitationMailsRepository {
     clock: Clock,
   ) {
     this.queue = new DurableQueue(
-      db.source,
+      db,
       clock,
       {
         name: 'invitation-mail',
