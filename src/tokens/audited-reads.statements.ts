@@ -5,10 +5,7 @@ import type { AuditPart } from '../audit/audit.service';
 import { connectionFailure } from '../common/database-unavailable';
 import type { Database } from '../database/database.service';
 import type { StatementBatcher } from '../database/statement-batcher';
-
-type Row = Record<string, unknown>;
-/** Database.prepared, or a stand-in. */
-type RunQuery = (name: string, text: string, values: unknown[]) => Promise<Row[]>;
+import { Row, RunQuery, tokenReadBatcher } from './token-read-batches';
 
 /** One request's read: its tokens, and the records written only when every one of them is live at `now`. */
 interface AuditedRead {
@@ -47,11 +44,11 @@ export class AuditedReads {
     /** The prepared statements' name: one per SELECT list. */
     private readonly name: string,
   ) {
-    this.batcher = batcher((reads: AuditedRead[]) => this.read(reads), {
-      tenant: (read) => read.tenantId,
-      conflictKey: (read) => String(read.records[0][1]),
-      max: 64,
-    });
+    this.batcher = tokenReadBatcher(
+      batcher,
+      (reads: AuditedRead[]) => this.read(reads),
+      (read) => String(read.records[0][1]),
+    );
     const live = (now: string): string =>
       `deleted_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}) AND cardinality(containers) > 0`;
     const tokenIds = (value: string): string => `string_to_array(${value}, chr(31))`;

@@ -1,9 +1,6 @@
 import type { Database } from '../database/database.service';
 import type { StatementBatcher } from '../database/statement-batcher';
-
-type Row = Record<string, unknown>;
-/** Database.prepared, or a stand-in. */
-type RunQuery = (name: string, text: string, values: unknown[]) => Promise<Row[]>;
+import { Row, RunQuery, tokenReadBatcher } from './token-read-batches';
 
 interface Key {
   tenantId: string;
@@ -30,11 +27,11 @@ export class PrimaryKeyReads {
     /** The SELECT list, every column unqualified (`column AS "property"`). */
     columns: string,
   ) {
-    this.batcher = batcher((keys: Key[]) => this.read(keys), {
-      tenant: (key) => key.tenantId,
-      conflictKey: (key) => String(key.seq),
-      max: 64,
-    });
+    this.batcher = tokenReadBatcher(
+      batcher,
+      (keys: Key[]) => this.read(keys),
+      (key) => String(key.seq),
+    );
     this.oneText = `SELECT ${columns} FROM tokens WHERE tenant_id = $1 AND id = $2`;
     // One tenant's ids (the batcher never mixes tenants), joined in order of submission; WITH ORDINALITY
     // tells which key each row answers.
