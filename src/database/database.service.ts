@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { QueryResult } from 'pg';
-import { DataSource, EntityManager, EntityTarget, ObjectLiteral, Repository } from 'typeorm';
+import type { Pool, QueryResult } from 'pg';
+import { DataSource, EntityManager, EntityTarget, ObjectLiteral, Repository, TypeORMError } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { pipelined, sendStatement, Statement } from './prepared-query';
+import { pipelined, sendPooled, sendStatement, Statement } from './prepared-query';
 import { StatementBatcher } from './statement-batcher';
 import { Transactions } from './transactions';
 import {
@@ -58,12 +58,12 @@ export class Database {
     text: string,
     values: unknown[] = [],
   ): Promise<T[]> {
-    return (await sendStatement<T>(this.manager, { text, values }, false)).rows;
+    return (await this.send<T>({ text, values }, false)).rows;
   }
 
   /** How many rows `text` (an UPDATE, DELETE or INSERT) touched. */
   async execute(text: string, values: unknown[] = []): Promise<number> {
-    return (await sendStatement(this.manager, { text, values }, false)).rowCount ?? 0;
+    return (await this.send({ text, values }, false)).rowCount ?? 0;
   }
 
   /**
@@ -75,7 +75,7 @@ export class Database {
     text: string,
     values: unknown[],
   ): Promise<T[]> {
-    return (await sendStatement<T>(this.manager, { name, text, values }, this.named)).rows;
+    return (await this.send<T>({ name, text, values }, this.named)).rows;
   }
 
   /** `statements` in one round trip on the open transaction's connection (see `pipelined`). */
@@ -131,8 +131,8 @@ export class Database {
    * a request's whole one), answered as `pg` answers; a name prepares it as `prepared` does. For what must
    * stand whatever becomes of the work around it: rate-limit counters.
    */
-  alone<T extends object = Record<string, unknown>>(statement: Statement): Promise<QueryResult<T>> {
-    return outsideWholeTransaction(() => sendStatement<T>(this.dataSource.manager, statement, this.named));
+  async alone<T extends object = Record<string, unknown>>(statement: Statement): Promise<QueryResult<T>> {
+    return sendPooled<T>(this.pool(), statement, this.named);
   }
 
   /**
@@ -146,7 +146,7 @@ export class Database {
     try {
       return await work({
         query: async <R extends object>(text: string, values: unknown[] = []) =>
-          (await sendStatement<R>(runner.manager, { text, values }, false)).rows,
+          (await sendStatement<R>(runner, { text, values }, false)).rows,
       });
     } finally {
       await runner.release();
@@ -165,6 +165,22 @@ export class Database {
    */
   batcher<I, O>(run: (items: I[]) => Promise<O[]>, shape: BatchShape<I>): StatementBatcher<I, O> {
     return new StatementBatcher(run, shape.conflictKey, shape.max, shape.tenant, () => this.inTransaction);
+  }
+
+  /** On the open transaction's connection, or on a pooled one of its own outside any. */
+  private send<T extends object>(statement: Statement, named: boolean): Promise<QueryResult<T>> {
+    const runner = this.transactions.runner;
+    return runner === undefined
+      ? sendPooled<T>(this.pool(), statement, named)
+      : sendStatement<T>(runner, statement, named);
+  }
+
+  private pool(): Pool {
+    const pool = (this.dataSource.driver as unknown as { master?: Pool }).master;
+    if (pool === undefined) {
+      throw new TypeORMError('Driver not Connected');
+    }
+    return pool;
   }
 
   /** `statement` without its name where named statements are off (the pooler switch). */

@@ -1,13 +1,14 @@
-import type { PoolClient, QueryConfig, QueryResult } from 'pg';
+import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
 import { Logger } from '@nestjs/common';
-import { EntityManager, QueryFailedError, QueryRunner } from 'typeorm';
+import { QueryFailedError, QueryRunner } from 'typeorm';
 import { databaseUnavailable } from '../common/database-unavailable';
 
 /**
- * Runs one of the hot, fixed statements as a named prepared statement: each pooled connection parses and plans
- * it once instead of on every request (the embedded database does that work on the request thread). A name
- * stands for one text. Uses the manager's transaction when it has one; a failed statement throws TypeORM's
- * QueryFailedError, as `manager.query` does.
+ * Sends one statement on `runner`'s connection (the open transaction's) and answers as `pg` answers, rows and
+ * the count of rows touched, whatever the statement. A statement with a name, `named` true, is one of the hot,
+ * fixed statements, sent as a named prepared statement: each pooled connection parses and plans it once
+ * instead of on every request (the embedded database does that work on the request thread). A name stands for
+ * one text. A failed statement throws TypeORM's QueryFailedError, as `manager.query` does.
  *
  * With `named` false (DATABASE_PREPARED_STATEMENTS=false) the statement is sent unnamed, parsed every time:
  * a pooler in transaction mode hands each transaction another server connection, where a statement this
@@ -15,38 +16,47 @@ import { databaseUnavailable } from '../common/database-unavailable';
  * does not exist here; 42P05: another client's statement of that name does) turns named statements off for
  * the process with one warning, and that request answers 503 so its retry goes through unnamed.
  */
-export async function preparedQuery<T extends object>(
-  manager: EntityManager,
-  name: string,
-  text: string,
-  values: unknown[],
-  named = true,
-): Promise<T[]> {
-  return (await sendStatement<T>(manager, { name, text, values }, named)).rows;
-}
-
-/**
- * Sends one statement on the manager's transaction, or on a connection of its own outside one: prepared
- * under its name when it has one and `named` is true (see preparedQuery), and answered as `pg` answers,
- * rows and the count of rows touched, whatever the statement.
- */
 export async function sendStatement<T extends object>(
-  manager: EntityManager,
+  runner: QueryRunner,
   statement: Statement,
   named: boolean,
 ): Promise<QueryResult<T>> {
-  const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
+  return sendOn<T>((await runner.connect()) as PoolClient, statement, named);
+}
+
+/**
+ * sendStatement() on a connection of its own from `pool`, in no transaction, given back once answered: no
+ * TypeORM query runner for one statement. A connection that fails meanwhile leaves the pool, as it does
+ * from a query runner.
+ */
+export async function sendPooled<T extends object>(
+  pool: Pool,
+  statement: Statement,
+  named: boolean,
+): Promise<QueryResult<T>> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (err: Error): void => {
+    broken = err;
+  };
+  client.on('error', onError);
   try {
-    const client = (await runner.connect()) as PoolClient;
-    try {
-      return await client.query<T>(statementFor(client, statement, named));
-    } catch (err) {
-      throw failure(err, statement.text, statement.values ?? [], named && statement.name !== undefined);
-    }
+    return await sendOn<T>(client, statement, named);
   } finally {
-    if (runner !== manager.queryRunner) {
-      await runner.release();
-    }
+    client.removeListener('error', onError);
+    client.release(broken);
+  }
+}
+
+async function sendOn<T extends object>(
+  client: PoolClient,
+  statement: Statement,
+  named: boolean,
+): Promise<QueryResult<T>> {
+  try {
+    return await client.query<T>(statementFor(client, statement, named));
+  } catch (err) {
+    throw failure(err, statement.text, statement.values ?? [], named && statement.name !== undefined);
   }
 }
 
@@ -62,7 +72,7 @@ export interface Statement {
  * pipeline mode): one round trip for all of them. Each is still its own statement, run in order; inside a
  * transaction a failed one aborts it, so the ones behind it fail too (a COMMIT then answers ROLLBACK).
  * Resolves to each statement's rows once all have answered, or rejects with the first failure. A statement
- * with a name is prepared as preparedQuery does (leave it out where DATABASE_PREPARED_STATEMENTS=false).
+ * with a name is prepared as sendStatement does (leave it out where DATABASE_PREPARED_STATEMENTS=false).
  */
 export async function pipelined(runner: QueryRunner, statements: Statement[]): Promise<object[][]> {
   const client = (await runner.connect()) as PoolClient & { pipeline: boolean };

@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import type { Statement } from './prepared-query';
 import {
   insideWholeTransaction,
   outOfReach,
   routeIntoWholeTransactions,
   runWhole,
+  wholeTransactionRunner,
 } from './whole-transaction';
 
 const routed = new WeakSet<DataSource>();
@@ -61,6 +62,14 @@ export class Transactions {
   /** Where to read and write now: the open transaction, or the data source. */
   get manager(): EntityManager {
     return this.current() ?? this.dataSource.manager;
+  }
+
+  /**
+   * The connection a statement goes to now: the open transaction's, or the request's whole one's; none
+   * outside both, where a statement takes a pooled connection of its own.
+   */
+  get runner(): QueryRunner | undefined {
+    return this.current()?.queryRunner ?? wholeTransactionRunner();
   }
 
   /** The open transaction; none for work left running after it ended, or moved out of a whole one. */

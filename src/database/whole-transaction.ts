@@ -23,6 +23,11 @@ export function insideWholeTransaction(): boolean {
   return runner !== undefined && !finished.has(runner) && !runner.isReleased;
 }
 
+/** The runner of the request's whole transaction running here, if any. */
+export function wholeTransactionRunner(): QueryRunner | undefined {
+  return insideWholeTransaction() ? wholeTransaction.getStore() : undefined;
+}
+
 /**
  * Runs `fn` outside any whole transaction: for a background task a request starts (a poll), which must not
  * join the request's uncommitted transaction.

@@ -1,4 +1,5 @@
 import { AsyncResource } from 'node:async_hooks';
+import { QueryFailedError } from 'typeorm';
 import { Database } from '../../src/database/database.service';
 import { Transactions } from '../../src/database/transactions';
 import { openTestDataSource, TestDataSource } from '../support/test-data-source';
@@ -35,6 +36,16 @@ describe('Database', () => {
     await data.execute('INSERT INTO data_layer_items VALUES (1, $1), (2, $1)', ['a']);
     expect(await data.execute('UPDATE data_layer_items SET label = $1', ['b'])).toBe(2);
     expect(await data.execute('DELETE FROM data_layer_items WHERE id = 3')).toBe(0);
+  });
+
+  it('gives the connection of a statement outside a transaction back to the pool, failed or not', async () => {
+    await expect(data.query('SELECT * FROM data_layer_no_such_table')).rejects.toThrow(QueryFailedError);
+    await expect(data.alone({ text: 'SELECT * FROM data_layer_no_such_table' })).rejects.toThrow(
+      QueryFailedError,
+    );
+    expect(await data.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    const counts = data.poolCounts();
+    expect(counts?.idleCount).toBe(counts?.totalCount);
   });
 
   it('runs a named statement again and again, prepared or not', async () => {
