@@ -52,6 +52,8 @@ export class ProxiesService {
       destinationUrl: checked.destinationUrl,
       requestTransformCode: checked.requestTransformCode,
       responseTransformCode: checked.responseTransformCode,
+      requestTransforms: checked.requestTransforms,
+      responseTransforms: checked.responseTransforms,
       applicationId,
       configuration: await this.seal(tenantId, id, checked.configuration),
       requireAuth: checked.requireAuth,
@@ -97,6 +99,8 @@ export class ProxiesService {
       ...(proxy.responseTransformCode !== null
         ? { response_transform: transform(proxy.responseTransformCode) }
         : {}),
+      ...(proxy.requestTransforms !== null ? { request_transforms: proxy.requestTransforms } : {}),
+      ...(proxy.responseTransforms !== null ? { response_transforms: proxy.responseTransforms } : {}),
       ...(proxy.applicationId !== null ? { application: { id: proxy.applicationId } } : {}),
       ...(configuration !== null ? { configuration } : {}),
     };
@@ -114,6 +118,8 @@ export class ProxiesService {
         destinationUrl: checked.destinationUrl,
         requestTransformCode: checked.requestTransformCode,
         responseTransformCode: checked.responseTransformCode,
+        requestTransforms: checked.requestTransforms,
+        responseTransforms: checked.responseTransforms,
         applicationId,
         configuration,
         requireAuth: checked.requireAuth,
@@ -196,6 +202,8 @@ export class ProxiesService {
         proxy.requestTransformCode === null ? null : { type: 'code', code: proxy.requestTransformCode },
       response_transform:
         proxy.responseTransformCode === null ? null : { type: 'code', code: proxy.responseTransformCode },
+      request_transforms: proxy.requestTransforms,
+      response_transforms: proxy.responseTransforms,
       application_id: proxy.applicationId,
       configuration: await this.open(proxy),
       require_auth: proxy.requireAuth,

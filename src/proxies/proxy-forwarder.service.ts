@@ -14,7 +14,6 @@ import { RateLimits } from '../rate-limits/rate-limits.service';
 import { checkDestinationUrl, OutboundClient, OutboundError, OutboundResponse } from '../outbound';
 import { DetokenizationRecords, DetokenizeService } from '../tokens/detokenize.service';
 import {
-  bodyForCode,
   BodyKind,
   bodyKind,
   MAX_PROXY_BODY_BYTES,
@@ -33,7 +32,7 @@ import {
   TRACE_HEADER,
 } from './proxy-request';
 import { relay, sendTransformed } from './proxy-response';
-import { applyResult, ProxyTransforms, singleValued } from './proxy-transforms';
+import { ProxyTransforms, stepsOf } from './proxy-transforms';
 import { LoadedProxy } from './loaded-proxy';
 import { ProxiesService } from './proxies.service';
 import { AuditService } from '../audit/audit.service';
@@ -96,10 +95,7 @@ export class ProxyForwarder {
     const proxy = route.proxy;
     const idempotencyKey = this.idempotency.keyOf(req);
     // A keyed request's body is read whole: a retry must be recognised by its bytes.
-    const streamed =
-      idempotencyKey === null &&
-      kind === 'opaque' &&
-      (proxy === null || proxy.proxy.requestTransformCode === null);
+    const streamed = idempotencyKey === null && kind === 'opaque' && stepsOf(proxy, 'request').length === 0;
     const raw =
       streamed || !hasBody(req) ? undefined : await readAll(req, MAX_PROXY_BODY_BYTES, requestTooLarge);
     if (idempotencyKey !== null) {
@@ -135,26 +131,21 @@ export class ProxyForwarder {
 
     // Aborted when our caller goes away: drops a transform still waiting for the sandbox, ends the upstream.
     const gone = clientGoneSignal(res);
-    if (proxy !== null && proxy.proxy.requestTransformCode !== null) {
-      const result = await this.transforms.run(
+    const requestSteps = stepsOf(proxy, 'request');
+    if (proxy !== null && requestSteps.length > 0) {
+      ({ headers, body } = await this.transforms.runAll(
         proxy,
-        proxy.proxy.requestTransformCode,
-        {
-          body: bodyForCode((body as Buffer | undefined) ?? Buffer.alloc(0), kind),
-          headers: singleValued(headers),
-          method: req.method,
-          path,
-          query: query.replace(/^\?/, ''),
-        },
+        requestSteps,
+        { headers, body: body as Buffer | undefined },
+        { method: req.method, path, query: query.replace(/^\?/, '') },
         gone,
-      );
-      ({ headers, body } = applyResult(result, headers, body as Buffer | undefined));
+      ));
     } else if (streamed && body !== undefined && req.headers['content-length'] !== undefined) {
       headers['content-length'] = req.headers['content-length'];
     }
 
-    const responseTransform = proxy?.proxy.responseTransformCode ?? null;
-    if (responseTransform !== null) {
+    const responseSteps = stepsOf(proxy, 'response');
+    if (responseSteps.length > 0) {
       // A transform reads the body as text or JSON: ask for it uncompressed.
       headers['accept-encoding'] = 'identity';
     }
@@ -188,9 +179,9 @@ export class ProxyForwarder {
       );
     }
 
-    if (responseTransform !== null && proxy !== null && response.status >= 200 && response.status < 300) {
-      await sendTransformed(res, response, (args) =>
-        this.transforms.run(proxy, responseTransform, args, gone),
+    if (responseSteps.length > 0 && proxy !== null && response.status >= 200 && response.status < 300) {
+      await sendTransformed(res, response, (state) =>
+        this.transforms.runAll(proxy, responseSteps, state, { status: response.status }, gone),
       );
       return;
     }

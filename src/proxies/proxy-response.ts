@@ -2,10 +2,9 @@ import type { Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { setUntrustedHeaders } from '../common/security-headers';
 import { OutboundError, OutboundResponse } from '../outbound';
-import type { JsonValue } from '../sandbox/sandbox.provider';
-import { bodyForCode, bodyKind, readAll } from './proxy-body';
+import type { TransformState } from './builtin-transforms';
+import { readAll } from './proxy-body';
 import { DESTINATION_STATUS_HEADER, HeaderMap, returnedHeaders, TRACE_HEADER } from './proxy-request';
-import { applyResult, singleValued, TransformResult } from './proxy-transforms';
 
 /** Destination responses read into memory for a response transform. */
 const MAX_TRANSFORMED_RESPONSE_BYTES = 5 * 1024 * 1024;
@@ -66,13 +65,14 @@ function smallDeclaredLength(response: OutboundResponse): boolean {
 }
 
 /**
- * Answers with the destination's 2xx response after the response transform (DESIGN §7): the body read
- * (uncompressed, at most 5 MB), given to the code as `{ body, headers, status }`, its `{ body, headers }` sent.
+ * Answers with the destination's 2xx response after the response transforms (DESIGN §7): the body read
+ * (uncompressed, at most 5 MB), given to the transforms in order (code gets `{ body, headers, status }`),
+ * what the last one left sent.
  */
 export async function sendTransformed(
   res: Response,
   response: OutboundResponse,
-  transform: (args: { [key: string]: JsonValue }) => Promise<TransformResult>,
+  transform: (state: TransformState) => Promise<TransformState>,
 ): Promise<void> {
   const raw = await readAll(
     response.body,
@@ -84,13 +84,7 @@ export async function sendTransformed(
     const lower = name.toLowerCase();
     headers[lower] = headers[lower] === undefined ? value : [headers[lower], value].flat();
   }
-  const kind = bodyKind(response.headers['content-type']);
-  const result = await transform({
-    body: bodyForCode(raw, kind),
-    headers: singleValued(headers),
-    status: response.status,
-  });
-  const { headers: outHeaders, body } = applyResult(result, headers, raw);
+  const { headers: outHeaders, body } = await transform({ headers, body: raw });
   delete outHeaders['content-length'];
   delete outHeaders['content-encoding'];
   res.status(response.status);

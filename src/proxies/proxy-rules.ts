@@ -3,11 +3,15 @@ import { checkDestinationUrl, StaticCheckOptions } from '../outbound';
 import { compileErrorOf } from '../sandbox/compile-check';
 import { checkStringMap } from '../sandbox/sandbox-configuration';
 import type { ProxyBodyDto, ProxyTransformDto } from './dto/proxy.dto';
+import type { StoredTransform } from './dto/proxy-transform.dto';
+import { checkTransformList } from './proxy-transform-rules';
 
 export interface CheckedProxy {
   destinationUrl: string;
   requestTransformCode: string | null;
   responseTransformCode: string | null;
+  requestTransforms: StoredTransform[] | null;
+  responseTransforms: StoredTransform[] | null;
   configuration: Record<string, string> | null;
   requireAuth: boolean;
   disableDetokenization: boolean;
@@ -37,11 +41,20 @@ export function checkProxyBody(dto: ProxyBodyDto, outbound: StaticCheckOptions =
       errors[`${field}.code`] = ['is required'];
     }
   }
+  const compileErrors: FieldErrors = {};
+  const lists = {
+    request: checkTransformList('request', dto.request_transforms, errors, compileErrors),
+    response: checkTransformList('response', dto.response_transforms, errors, compileErrors),
+  };
+  for (const side of ['request', 'response'] as const) {
+    if (lists[side] !== null && dto[`${side}_transform`] !== undefined && dto[`${side}_transform`] !== null) {
+      errors[`${side}_transforms`] = [`cannot be sent with ${side}_transform`];
+    }
+  }
   const configuration = checkStringMap(dto.configuration ?? null, errors);
   if (Object.keys(errors).length > 0) {
     throw ApiError.validation(errors);
   }
-  const compileErrors: FieldErrors = {};
   for (const field of ['request_transform', 'response_transform'] as const) {
     const code = dto[field]?.code;
     const error = code === undefined ? null : compileErrorOf(code);
@@ -56,6 +69,8 @@ export function checkProxyBody(dto: ProxyBodyDto, outbound: StaticCheckOptions =
     destinationUrl: dto.destination_url,
     requestTransformCode: codeOf(dto.request_transform),
     responseTransformCode: codeOf(dto.response_transform),
+    requestTransforms: lists.request,
+    responseTransforms: lists.response,
     configuration,
     requireAuth: dto.require_auth ?? true,
     disableDetokenization: dto.disable_detokenization ?? false,

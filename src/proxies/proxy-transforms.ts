@@ -5,7 +5,9 @@ import { BtBridge } from '../sandbox-bridges/bt-bridge';
 import { FetchBridge } from '../sandbox-bridges/fetch-bridge';
 import { failureToError } from '../sandbox/sandbox-outcome';
 import { JsonValue, SandboxProvider } from '../sandbox/sandbox.provider';
-import { bodyFromCode } from './proxy-body';
+import { applyAppend, MASK_CODE, TransformState } from './builtin-transforms';
+import type { StoredTransform } from './dto/proxy-transform.dto';
+import { bodyForCode, bodyFromCode, bodyKind } from './proxy-body';
 import { HeaderMap, headersFromCode } from './proxy-request';
 import type { LoadedProxy } from './loaded-proxy';
 
@@ -52,6 +54,75 @@ export class ProxyTransforms {
     }
     return resultOf(outcome.value);
   }
+
+  /**
+   * Runs one side's transforms in order, each on what the one before left: code gets
+   * `{ body, headers, ...extra }` as a single transform does, `mask` runs in the sandbox, `append_*` here.
+   */
+  async runAll(
+    proxy: LoadedProxy,
+    steps: StoredTransform[],
+    start: TransformState,
+    extra: { [key: string]: JsonValue },
+    signal?: AbortSignal,
+  ): Promise<TransformState> {
+    let state = start;
+    for (const step of steps) {
+      if (step.type === 'code' || step.type === 'mask') {
+        const body = state.body ?? Buffer.alloc(0);
+        const contentType = state.headers['content-type'];
+        const kind = bodyKind(Array.isArray(contentType) ? contentType[0] : contentType);
+        const result =
+          step.type === 'code'
+            ? await this.run(
+                proxy,
+                step.code ?? '',
+                { body: bodyForCode(body, kind), headers: singleValued(state.headers), ...extra },
+                signal,
+              )
+            : await this.mask(proxy, step, body.toString('utf8'), signal);
+        state = applyResult(result, state.headers, state.body);
+      } else {
+        state = applyAppend(step, state);
+      }
+    }
+    return state;
+  }
+
+  private async mask(
+    proxy: LoadedProxy,
+    step: StoredTransform,
+    body: string,
+    signal?: AbortSignal,
+  ): Promise<TransformResult> {
+    const outcome = await this.sandbox.run({
+      tenantId: proxy.proxy.tenantId,
+      signal,
+      code: MASK_CODE,
+      req: {
+        args: { body, expression: step.expression ?? '', replacement: step.replacement ?? '*' },
+        configuration: {},
+      },
+    });
+    if (!outcome.ok) {
+      throw failureToError(outcome.error, 'transform');
+    }
+    return resultOf(outcome.value);
+  }
+}
+
+/** One side's transforms: the listed ones, else the single code transform, else none. */
+export function stepsOf(proxy: LoadedProxy | null, side: 'request' | 'response'): StoredTransform[] {
+  if (proxy === null) {
+    return [];
+  }
+  const { requestTransforms, responseTransforms, requestTransformCode, responseTransformCode } = proxy.proxy;
+  const listed = side === 'request' ? requestTransforms : responseTransforms;
+  if (listed !== null) {
+    return listed;
+  }
+  const code = side === 'request' ? requestTransformCode : responseTransformCode;
+  return code === null ? [] : [{ type: 'code', code }];
 }
 
 function resultOf(value: JsonValue): TransformResult {

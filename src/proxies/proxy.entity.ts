@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { Audited } from '../database/audited';
+import type { StoredTransform } from './dto/proxy-transform.dto';
 
 /** A configured proxy. `key` and `configuration` are sealed (see the migration); `keyHash` routes requests. */
 @Entity('proxies')
@@ -27,6 +28,13 @@ export class Proxy extends Audited {
 
   @Column('text', { name: 'response_transform_code', nullable: true })
   responseTransformCode: string | null;
+
+  /** The listed transforms of each side (`request_transforms`), run in order; null when not set. */
+  @Column('jsonb', { name: 'request_transforms', nullable: true })
+  requestTransforms: StoredTransform[] | null;
+
+  @Column('jsonb', { name: 'response_transforms', nullable: true })
+  responseTransforms: StoredTransform[] | null;
 
   @Column('uuid', { name: 'application_id', nullable: true })
   applicationId: string | null;

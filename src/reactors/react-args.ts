@@ -1,5 +1,6 @@
 import { ApiError, FieldErrors } from '../common/api-error';
 import type { FormulaRequestParameter, ParameterType } from '../reactor-formulas/reactor-formula.entity';
+import { setAtPath } from '../common/set-at-path';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -35,7 +36,7 @@ export function prepareArgs(
       errors[`args.${parameter.name}`] = [`must be a ${parameter.type} (or a value that converts to one)`];
       continue;
     }
-    setAt(out, path, cast);
+    setAtPath(out, path, cast);
   }
   if (Object.keys(errors).length > 0) {
     throw ApiError.validation(errors);
@@ -56,31 +57,6 @@ function valueAt(source: Record<string, unknown>, path: string[]): unknown {
     current = current[segment];
   }
   return current;
-}
-
-function setAt(target: { [key: string]: Json }, path: string[], value: Json): void {
-  let current = target;
-  for (const segment of path.slice(0, -1)) {
-    const next = Object.prototype.hasOwnProperty.call(current, segment) ? current[segment] : undefined;
-    if (!isPlainObject(next)) {
-      const created: { [key: string]: Json } = {};
-      Object.defineProperty(current, segment, {
-        value: created,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-      current = created;
-    } else {
-      current = next;
-    }
-  }
-  Object.defineProperty(current, path[path.length - 1], {
-    value,
-    enumerable: true,
-    writable: true,
-    configurable: true,
-  });
 }
 
 /** The value as the declared type, or undefined when it cannot be converted. */

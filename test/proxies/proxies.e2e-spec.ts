@@ -43,6 +43,8 @@ describe('/proxies', () => {
       destination_url: 'https://api.acme-payments.example/v1',
       request_transform: null,
       response_transform: null,
+      request_transforms: null,
+      response_transforms: null,
       application_id: null,
       configuration: null,
       require_auth: true,

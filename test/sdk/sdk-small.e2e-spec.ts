@@ -1,24 +1,30 @@
 import type { AddressInfo } from 'node:net';
 import { BasisTheoryClient } from '@basis-theory/node-sdk';
 import { BasisTheory } from '@basis-theory/basis-theory-js';
+import { TestHttpsServer } from '../support/https-test-server';
+import { ProxyFixture, proxyFixture } from '../support/proxy-fixture';
 import { TestContext, TestTenant } from '../support/test-app';
-import { cardData } from '../support/token-factory';
+import { cardData, tokenApp } from '../support/token-factory';
 
 const CODE = 'module.exports = async function (req) { return { raw: { echo: req.args.value } }; };';
 
-/** Issue 41's smaller SDK items: webhooks.ping, a reactor's whole application, the usage report's fields. */
-describe('official SDKs: ping, reactor applications, usage report', () => {
+/** Issue 41's smaller SDK items: ping, a reactor's whole application, listed proxy transforms, usage report. */
+describe('official SDKs: ping, reactor applications, proxy transform lists, usage report', () => {
+  let fx: ProxyFixture;
   let ctx: TestContext;
+  let echo: TestHttpsServer;
   let tenant: TestTenant;
   let base: string;
 
   beforeAll(async () => {
-    ctx = await TestContext.create();
+    fx = await proxyFixture();
+    ctx = fx.ctx;
+    echo = await fx.server();
     await ctx.vault.app.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${(ctx.vault.app.getHttpServer().address() as AddressInfo).port}`;
     tenant = await ctx.newTenant('Small');
   });
-  afterAll(() => ctx.close());
+  afterAll(() => fx.close());
 
   const node = (apiKey: string) => new BasisTheoryClient({ apiKey, baseUrl: base, maxRetries: 0 });
   /** basis-theory-js turns any host but `localhost` into https: its clients are pointed back at plain HTTP. */
@@ -85,6 +91,49 @@ describe('official SDKs: ping, reactor applications, usage report', () => {
     expect((await bt.reactors.retrieve(reactor.id)).application).toEqual(shown);
     const listed = await bt.reactors.list({ id: [reactor.id] });
     expect(listed.data.map((r) => r.application)).toEqual([shown]);
+  });
+
+  it('node-sdk proxies.create with requestTransforms/responseTransforms, sent as the snake-case lists', async () => {
+    const bt = node(tenant.key);
+    const tag =
+      'module.exports = async (req) => ({ body: { ...req.args.body, tagged: true }, headers: req.args.headers });';
+    const created = await bt.proxies.create({
+      name: 'Listed',
+      destinationUrl: fx.url(echo),
+      requestTransforms: [{ type: 'code', code: tag }],
+      responseTransforms: [
+        { type: 'mask', matcher: 'regex', expression: '"pan":"(\\d+)"', replacement: 'X' },
+        { type: 'append_json', options: { value: 'vault', location: '$.source' } },
+        { type: 'append_text', options: { value: '' } },
+        { type: 'append_header', options: { value: 'listed', location: 'x-proxy' } },
+      ],
+    });
+    expect(created.requestTransforms).toEqual([{ type: 'code', code: tag }]);
+    expect(created.responseTransforms?.map((t) => t.type)).toEqual([
+      'mask',
+      'append_json',
+      'append_text',
+      'append_header',
+    ]);
+    expect((await bt.proxies.get(created.id as string)).responseTransforms).toEqual(
+      created.responseTransforms,
+    );
+    const caller = await tokenApp(ctx, tenant, [], ['token:use']);
+    const answer = await ctx.http
+      .post('/proxy')
+      .set('BT-API-KEY', caller.key)
+      .set('BT-PROXY-KEY', created.key as string)
+      .send({ pan: '4242424242424242' });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['x-proxy']).toBe('listed');
+    expect(answer.body).toEqual({ pan: 'X'.repeat(16), tagged: true, source: 'vault' });
+    const updated = await bt.proxies.update(created.id as string, {
+      name: 'Listed',
+      destinationUrl: fx.url(echo),
+      responseTransforms: [{ type: 'append_text', options: { value: '!' } }],
+    });
+    expect(updated.requestTransforms ?? null).toBeNull();
+    expect(updated.responseTransforms).toEqual([{ type: 'append_text', options: { value: '!' } }]);
   });
 
   it('usage report: total_tokens and included_monthly_active_tokens in the token report, in both SDKs', async () => {

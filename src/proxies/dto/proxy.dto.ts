@@ -1,6 +1,9 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
+  ArrayMaxSize,
+  IsArray,
   IsBoolean,
   IsIn,
   IsObject,
@@ -15,13 +18,35 @@ import { AsSent } from '../../common/validation';
 import { MAX_CODE_LENGTH } from '../../reactor-formulas/dto/reactor-formula.dto';
 import { IdRefDto } from '../../reactors/dto/reactor.dto';
 import { DisplayName } from '../../common/display-name';
+import { MAX_LISTED_TRANSFORMS } from '../proxy-transform-rules';
+import { ProxyTransformItemDto } from './proxy-transform.dto';
+
+/** `request_transforms` / `response_transforms`: run in order, instead of the singular field of that side. */
+function TransformList(side: 'request' | 'response'): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: [ProxyTransformItemDto],
+      nullable: true,
+      maxItems: MAX_LISTED_TRANSFORMS,
+      description:
+        side === 'request'
+          ? 'Run in order on the request: `code` only. Not with `request_transform`.'
+          : "Run in order on the destination's 2xx responses: `code`, `mask`, `append_json`, `append_text`, `append_header`. Not with `response_transform`.",
+    }),
+    IsOptional(),
+    IsArray(),
+    ArrayMaxSize(MAX_LISTED_TRANSFORMS),
+    ValidateNested({ each: true }),
+    Type(() => ProxyTransformItemDto),
+  );
+}
 
 const EXAMPLE_TRANSFORM = `module.exports = async function (req) {
   const { body, headers } = req.args;
   return { body: { ...body, currency: req.configuration.currency }, headers };
 };`;
 
-/** The one transform type the vault runs; the hosted vault's others (tokenize, mask, append_*) are refused. */
+/** The singular `request_transform` / `response_transform` run code only; other types go in the lists. */
 export const TRANSFORM_TYPES = ['code'] as const;
 
 export class ProxyTransformDto {
@@ -88,6 +113,12 @@ export class ProxyBodyDto {
   @ValidateNested()
   @Type(() => ProxyTransformDto)
   response_transform?: ProxyTransformDto | null;
+
+  @TransformList('request')
+  request_transforms?: ProxyTransformItemDto[] | null;
+
+  @TransformList('response')
+  response_transforms?: ProxyTransformItemDto[] | null;
 
   @ApiPropertyOptional({
     type: IdRefDto,
@@ -157,6 +188,12 @@ export class PatchProxyDto {
   @Type(() => ProxyTransformPatchDto)
   response_transform?: ProxyTransformPatchDto | null;
 
+  @TransformList('request')
+  request_transforms?: ProxyTransformItemDto[] | null;
+
+  @TransformList('response')
+  response_transforms?: ProxyTransformItemDto[] | null;
+
   @ApiPropertyOptional({ type: IdRefDto, nullable: true })
   @IsOptional()
   @IsObject()
@@ -193,6 +230,10 @@ export class ProxyDto {
   request_transform: ProxyTransformDto | null;
   @ApiPropertyOptional({ type: ProxyTransformDto, nullable: true })
   response_transform: ProxyTransformDto | null;
+  @ApiPropertyOptional({ type: [ProxyTransformItemDto], nullable: true })
+  request_transforms: ProxyTransformItemDto[] | null;
+  @ApiPropertyOptional({ type: [ProxyTransformItemDto], nullable: true })
+  response_transforms: ProxyTransformItemDto[] | null;
   @ApiPropertyOptional({ format: 'uuid', nullable: true }) application_id: string | null;
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, nullable: true })
   configuration: Record<string, string> | null;
