@@ -35,6 +35,7 @@ const LAYERS = [
       'jobs',
       'sandbox-bridges',
       'webhooks',
+      'client-keys',
     ],
     files: [],
     role: 'one Nest module per folder',

@@ -34,6 +34,7 @@ import { TenantsModule } from './tenants/tenants.module';
 import { TokensModule } from './tokens/tokens.module';
 import { EventsModule } from './events/events';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { ClientKeysModule } from './client-keys/client-keys.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -79,6 +80,7 @@ export class AppModule {
         SandboxModule,
         ReactorFormulasModule,
         WebhooksModule,
+        ClientKeysModule,
         JobsModule,
       ],
       providers: [

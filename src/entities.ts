@@ -13,6 +13,7 @@ import { Tenant } from './tenants/tenant.entity';
 import { User } from './tenants/user.entity';
 import { Token } from './tokens/token.entity';
 import { Webhook } from './webhooks/webhook.entity';
+import { ClientKey } from './client-keys/client-key.entity';
 
 export const ENTITIES = [
   Tenant,
@@ -29,6 +30,7 @@ export const ENTITIES = [
   InvitationMail,
   Proxy,
   Webhook,
+  ClientKey,
 ];
 
 /**

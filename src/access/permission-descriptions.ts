@@ -34,4 +34,7 @@ export const PERMISSION_DESCRIPTIONS: Record<Permission, string> = {
   'webhook:read': 'Read webhooks and their event types',
   'webhook:update': 'Update and re-enable webhooks',
   'webhook:delete': 'Delete webhooks',
+  'keys:create': 'Create client encryption keys (the answer carries the public key)',
+  'keys:read': 'List and read client encryption keys (ids and expiry, no key material)',
+  'keys:delete': 'Delete client encryption keys',
 };

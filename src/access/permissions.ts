@@ -34,6 +34,9 @@ export const PERMISSIONS = {
   'webhook:read': ['management'],
   'webhook:update': ['management'],
   'webhook:delete': ['management'],
+  'keys:create': ['management'],
+  'keys:read': ['management'],
+  'keys:delete': ['management'],
 } as const satisfies Record<string, readonly ApplicationType[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

@@ -15,6 +15,7 @@ export const AUDIT_ENTITY_TYPES = {
   tenant_invitation: 'Tenant Invitation',
   tenant_key: 'Tenant Key',
   webhook: 'Webhook',
+  client_encryption_key: 'Client Encryption Key',
   log: 'Log',
 } as const;
 

@@ -106,7 +106,7 @@ function collect(value: unknown, path: string, walk: Walk, depth: number): Shape
   }
   const object = value as Record<string, unknown>;
   const leaf = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
-  if (leaf || (!Array.isArray(value) && 'type' in object && 'data' in object)) {
+  if (leaf || (!Array.isArray(value) && 'type' in object && ('data' in object || 'encrypted' in object))) {
     if (walk.slots.length >= walk.max) {
       throw ApiError.badRequest(`At most ${walk.max} tokens can be created in one request.`);
     }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ClientKeysModule } from '../client-keys/client-keys.module';
 import { ExpressionsModule } from '../expressions';
 import { DedupRateLimit } from './dedup-rate-limit';
 import { DetokenizeController } from './detokenize.controller';
@@ -19,7 +20,7 @@ import { TokensService } from './tokens.service';
 import { WriteCounter } from './write-counter';
 
 @Module({
-  imports: [ExpressionsModule],
+  imports: [ExpressionsModule, ClientKeysModule],
   controllers: [TokensController, TokensV2Controller, TokenizeController, DetokenizeController],
   providers: [
     TokensService,

@@ -24,6 +24,7 @@ import { createdEvent, idsOf } from './token-audit';
 import { Database } from '../database/database.service';
 import { Events } from '../events/events';
 import { EventType, VaultEvent } from '../events/event-types';
+import { ClientKeysService } from '../client-keys/client-keys.service';
 
 /** The time and the tenant's keys every token of one write (a /tokenize's 100) shares. */
 export interface WriteBatch {
@@ -48,6 +49,7 @@ export class TokensService {
     private readonly events: Events,
     private readonly presentation: TokenPresentation,
     private readonly db: Database,
+    private readonly clientKeys: ClientKeysService,
   ) {}
 
   async create(principal: Principal, body: Record<string, unknown>): Promise<TokenDto> {
@@ -72,7 +74,8 @@ export class TokensService {
     batch: WriteBatch = this.writeBatch(principal.tenantId),
   ): Promise<PreparedToken> {
     const { now } = batch;
-    const { fields, id: requestedId } = readCreateRequest(body, this.engine, now, prefix);
+    const opened = await this.clientKeys.openTokenBody(principal.tenantId, body, prefix);
+    const { fields, id: requestedId } = readCreateRequest(opened, this.engine, now, prefix);
     const transform = writeTransform(principal, 'token:create', fields.containers);
     if (transform === null) {
       throw ApiError.forbidden(

@@ -14,6 +14,7 @@ import {
   sampleOf,
   STACK_TRACE,
 } from '../support/hostile-input';
+import { encryptTo, headerOf, withHeader } from '../support/client-encryption';
 import { echoHandler, TestHandler, TestHttpsServer } from '../support/https-test-server';
 import { forbiddenConnector } from '../support/outbound';
 import { expectProxyError, ProxyFixture, proxyFixture } from '../support/proxy-fixture';
@@ -59,8 +60,18 @@ const urlString = fc.oneof(
   fc.constant('x'.repeat(2000)),
 );
 
+/**
+ * JWEs made with a client encryption key of the sweep's tenant (set in beforeAll), holding the secret: one that
+ * decrypts, one tampered with, one with a zip header, one with another alg. Generated as `encrypted` and
+ * everywhere else a string goes; `clientKeyId` is the key's id, for /keys/{id}.
+ */
+let clientJwes: string[] = [];
+let clientKeyId = '';
+const clientJwe = fc.nat({ max: 3 }).map((i) => clientJwes[i] ?? SECRET);
+
 /** Hostile strings for bodies: the above, huge, expressions that loop, header injection. */
 const hostileString = fc.oneof(
+  clientJwe,
   fc.constant(SECRET),
   fc.string({ maxLength: 30 }),
   fc.constant('x'.repeat(100_000)),
@@ -253,6 +264,7 @@ const pathParam = fc.oneof(
   fc.constant('%00'),
   fc.constant('..%2F..'),
   fc.constant(BIG_RESULT_REACTOR),
+  fc.constant(null).map(() => clientKeyId),
 );
 /** X-Forwarded-For as a client could spoof it (the vault trusts 127.0.0.1 here, so it is walked). */
 const forwardedFor = fc.oneof(
@@ -364,6 +376,16 @@ describe('generated hostile requests over every route of openapi.json', () => {
     const big = await app.api.create({ type: 'token', data: 'x'.repeat(200_000) });
     expect(big.status).toBe(201);
     bigTokenId = big.body.id as string;
+    const key = await ctx.http.post('/keys').set('BT-API-KEY', tenant.key).send({});
+    clientKeyId = key.body.key_id as string;
+    const jwe = await encryptTo(key.body.public_key_pem as string, clientKeyId, SECRET);
+    const [head, , iv, text, tag] = jwe.split('.');
+    clientJwes = [
+      jwe,
+      [head, '', iv, text.split('').reverse().join(''), tag].join('.'),
+      withHeader(jwe, { ...headerOf(jwe), zip: 'DEF' }),
+      await encryptTo(key.body.public_key_pem as string, clientKeyId, SECRET, { alg: 'ECDH-ES+A256KW' }),
+    ];
     bigResultReactorId = (
       await newReactor(ctx, tenant, {
         code: "module.exports = async () => ({ raw: 'x'.repeat(15 * 1024 * 1024) });",

@@ -4,6 +4,8 @@ import type { Permission } from '../../src/access/permissions';
 import type { Principal } from '../../src/access/principal';
 import { AuditRecordsRepository } from '../../src/audit/audit-records.repository';
 import { AuditService } from '../../src/audit/audit.service';
+import { ClientKeysRepository } from '../../src/client-keys/client-keys.repository';
+import { ClientKeysService } from '../../src/client-keys/client-keys.service';
 import { Clock } from '../../src/common/clock';
 import type { AppConfig } from '../../src/config/app-config';
 import { KeyRotation } from '../../src/crypto/key-rotation.service';
@@ -90,6 +92,7 @@ export async function openTokenServices(env: Record<string, string> = {}): Promi
     events,
     presentation,
     data,
+    new ClientKeysService(new ClientKeysRepository(data), data, new TenantCipher(keys), clock, audit),
   );
   return {
     db,

@@ -55,6 +55,14 @@ export class CreateTokenDto {
   data: unknown;
 
   @ApiPropertyOptional({
+    description:
+      'Instead of `data`: the data as a JWE compact string a browser made with a client encryption key ' +
+      '(POST /keys; alg ECDH-ES, enc A256GCM, kid = key_id), its plaintext the JSON of `data`.',
+  })
+  @Allow()
+  encrypted?: string;
+
+  @ApiPropertyOptional({
     ...anyJson,
     nullable: true,
     description: 'Mask expression(s), e.g. "{{ data | reveal_last: 4 }}".',
