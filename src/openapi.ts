@@ -35,6 +35,7 @@ export const READING_ORDER = [
   'v2',
   'tokenize',
   'detokenize',
+  'keys',
   'reactor-formulas',
   'reactors',
   'proxies',
