@@ -56,7 +56,7 @@ describe('official SDK: client encryption keys', () => {
       [],
       [rule('/', 'reveal', ['token:create', 'token:read'])],
     );
-    const bt = node(backend.key as string);
+    const bt = node(backend.key);
     const card = cardData();
     const encrypted = await encryptTo(key.publicKeyPem as string, key.keyId as string, card);
     const token = await bt.tokens.create({ type: 'card', encrypted });
