@@ -29,6 +29,7 @@ export const READING_ORDER = [
   'tenants',
   'invitations',
   'health',
+  'ping',
   'unseal',
   'logs',
   'tokens',
