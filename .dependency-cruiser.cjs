@@ -28,6 +28,7 @@ const LAYERS = [
       'auth',
       'tenants',
       'tokens',
+      'token-intents',
       'proxies',
       'reactors',
       'reactor-formulas',

@@ -32,6 +32,7 @@ import { AuditModule } from './audit/audit.module';
 import { ProxiesModule } from './proxies/proxies.module';
 import { TenantsModule } from './tenants/tenants.module';
 import { TokensModule } from './tokens/tokens.module';
+import { TokenIntentsModule } from './token-intents/token-intents.module';
 import { EventsModule } from './events/events';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { ClientKeysModule } from './client-keys/client-keys.module';
@@ -66,6 +67,7 @@ export class AppModule {
         // Express tries routes one by one in the order modules are first imported: the hot routes (tokens,
         // the proxy, reactions) go first so a reveal is not matched against 50 management routes before its own.
         TokensModule,
+        TokenIntentsModule,
         ProxiesModule,
         ReactorsModule,
         AuthModule,

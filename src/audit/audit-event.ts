@@ -6,6 +6,7 @@ export type AuditOutcome = 'success' | 'denied' | 'failed';
 /** What GET /logs/entity-types lists, with the names the SDK shows. */
 export const AUDIT_ENTITY_TYPES = {
   token: 'Token',
+  token_intent: 'Token Intent',
   application: 'Application',
   reactor: 'Reactor',
   reactor_formula: 'Reactor Formula',

@@ -5,6 +5,7 @@ import { ChangeFeed, PROBE_EVERY_MS } from '../database/change-feed';
 import { DatabaseRuntime } from '../database/database';
 import { DATABASE_RUNTIME } from '../database/database-info.module';
 import { TokensModule } from '../tokens/tokens.module';
+import { TokenIntentsModule } from '../token-intents/token-intents.module';
 import { InvitationsModule } from '../tenants/invitations/invitations.module';
 import {
   InvitationMailSender,
@@ -85,6 +86,12 @@ export class JobScheduler implements OnApplicationBootstrap, OnModuleDestroy {
         when: { cron: purgeCron },
         replicas: 'one',
         run: () => this.purge.runDeletedTenants(),
+      },
+      {
+        name: 'token-intent-purge',
+        when: { cron: purgeCron },
+        replicas: 'one',
+        run: () => this.purge.runTokenIntents(),
       },
       {
         name: 'invitation-expiry',
@@ -225,7 +232,14 @@ export class JobScheduler implements OnApplicationBootstrap, OnModuleDestroy {
 }
 
 @Module({
-  imports: [TokensModule, InvitationsModule, ReactorsModule, TenantsModule, WebhooksModule],
+  imports: [
+    TokensModule,
+    TokenIntentsModule,
+    InvitationsModule,
+    ReactorsModule,
+    TenantsModule,
+    WebhooksModule,
+  ],
   providers: [
     JobsRepository,
     JobRunner,

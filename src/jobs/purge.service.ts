@@ -6,6 +6,7 @@ import { IdempotencyStore } from '../idempotency/idempotency.store';
 import { JobRunner } from './job-runner';
 import { ReactorRunsService } from '../reactors/reactor-runs.service';
 import { TenantSelfService } from '../tenants/tenant-self.service';
+import { TokenIntentsService } from '../token-intents/token-intents.service';
 
 /**
  * The scheduled purges: expired tokens (their data goes, a tombstone stays, spec §3) and idempotency keys
@@ -23,6 +24,7 @@ export class PurgeService {
     private readonly idempotencyKeys: IdempotencyStore,
     private readonly reactorRuns: ReactorRunsService,
     private readonly tenants: TenantSelfService,
+    private readonly tokenIntents: TokenIntentsService,
   ) {}
 
   /** Tenants deleted longer ago than the grace period: removed with all they hold. */
@@ -41,6 +43,16 @@ export class PurgeService {
       this.metrics.purgedTokens.inc(purged);
       if (purged > 0) {
         this.logger.log({ purged }, 'expired tokens purged');
+      }
+    });
+  }
+
+  /** Token intents past their expiry (24 hours unless converted or deleted first). */
+  async runTokenIntents(): Promise<void> {
+    await this.jobs.runExclusive('token-intent-purge', async () => {
+      const purged = await this.tokenIntents.purgeExpired(this.clock.now());
+      if (purged > 0) {
+        this.logger.log({ purged }, 'expired token intents purged');
       }
     });
   }

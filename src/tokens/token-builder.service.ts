@@ -6,7 +6,7 @@ import { idSharesDigitRun, MAX_SHARED_DIGITS } from './rules/id-digit-runs';
 import { idContainsData, validateTokenId } from './rules/token-id';
 import { defaultsFor } from './rules/token-types';
 import { blindIndexWith, fingerprintWith, sealWith, TokenCipher, WriteKeys } from './token-cipher.service';
-import { TokenFields } from './token-fields';
+import { readCreateRequest, TokenFields } from './token-fields';
 import { Token } from './token.entity';
 
 /** Who a token row belongs to and who wrote it: what build() takes besides the fields. */
@@ -120,6 +120,26 @@ export class TokenBuilder {
     });
     const hashes = indexValues.map((v) => blindIndexWith(hmac, v));
     return { row, indexHashes: [...new Set(hashes)] };
+  }
+
+  /**
+   * A token intent's type and data, checked as POST /tokens checks a token's, and the fingerprint the token
+   * made of it gets by default (so the two match).
+   */
+  async intentOf(
+    tenantId: string,
+    body: { type: unknown; data: unknown },
+    now: Date,
+  ): Promise<{ type: string; data: unknown; fingerprint: string }> {
+    const { fields } = readCreateRequest({ type: body.type, data: body.data }, this.engine, now);
+    const source =
+      stringifiedLeaf(fields.fingerprintExpression, fields.data) ??
+      this.evaluate(
+        () => this.engine.renderString(fields.fingerprintExpression, { data: fields.data, metadata: {} }),
+        'data',
+      );
+    const fingerprint = await this.cipher.fingerprint(tenantId, fields.type, source);
+    return { type: fields.type, data: fields.data, fingerprint };
   }
 
   private evaluate<T>(render: () => T, path: string): T {

@@ -22,6 +22,7 @@ import {
   TokenPageDto,
   UpdateTokenDto,
 } from './dto/token.dto';
+import { TokenIntentConversion } from './token-intent-conversion.service';
 import { TokenUpdates } from './token-updates.service';
 import { TokensService } from './tokens.service';
 import { definedTopLevelFields } from '../common/defined-fields';
@@ -37,6 +38,7 @@ export class TokensController {
   constructor(
     private readonly tokens: TokensService,
     private readonly updates: TokenUpdates,
+    private readonly intents: TokenIntentConversion,
   ) {}
 
   @Post()
@@ -44,12 +46,15 @@ export class TokensController {
   @ApiOperation({
     summary: 'Create a token',
     description:
-      'Card, bank or any JSON. The answer masks the data; defaults per type fill mask, containers and fingerprint.',
+      'Card, bank or any JSON. The answer masks the data; defaults per type fill mask, containers and fingerprint. ' +
+      'With `token_intent_id` instead of `type` and `data`, the token is made of that token intent, which is ' +
+      'deleted with it (400 on `token_intent_id` once it is converted, expired, or of another tenant).',
   })
   @ApiCreatedResponse({ type: TokenDto, description: 'The token, data masked.' })
   @ApiConflictResponse()
   create(@CurrentPrincipal() p: Principal, @Body() dto: CreateTokenDto): Promise<TokenDto> {
-    return this.tokens.create(p, definedTopLevelFields(dto));
+    const body = definedTopLevelFields(dto);
+    return body.token_intent_id === undefined ? this.tokens.create(p, body) : this.intents.create(p, body);
   }
 
   @Get()

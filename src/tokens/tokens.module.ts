@@ -6,6 +6,7 @@ import { DetokenizeController } from './detokenize.controller';
 import { DetokenizeService } from './detokenize.service';
 import { ReencryptionService } from './reencryption.service';
 import { TokenInserter } from './token-inserter.service';
+import { TokenIntentConversion } from './token-intent-conversion.service';
 import { TokenPresentation } from './token-presentation.service';
 import { TokenUpdates } from './token-updates.service';
 import { TokenBuilder } from './token-builder.service';
@@ -36,9 +37,12 @@ import { WriteCounter } from './write-counter';
     TokenInserter,
     TokenPresentation,
     TokenUpdates,
+    TokenIntentConversion,
   ],
   exports: [
     TokensService,
+    TokenBuilder,
+    TokenIntentConversion,
     TokenUpdates,
     DetokenizeService,
     TokenizeService,

@@ -371,7 +371,20 @@ describe('generated hostile requests over every route of openapi.json', () => {
     ctx = fx.ctx;
     echo = await fx.server(answeringEcho);
     tenant = await ctx.newTenant();
-    const app = await tokenApp(ctx, tenant, [], ['token:create', 'token:read', 'token:use', 'token:search']);
+    const app = await tokenApp(
+      ctx,
+      tenant,
+      [],
+      [
+        'token:create',
+        'token:read',
+        'token:use',
+        'token:search',
+        'token-intent:create',
+        'token-intent:read',
+        'token-intent:delete',
+      ],
+    );
     privateKey = app.key;
     const big = await app.api.create({ type: 'token', data: 'x'.repeat(200_000) });
     expect(big.status).toBe(201);

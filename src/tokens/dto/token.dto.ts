@@ -41,14 +41,14 @@ export class CreateTokenDto {
   @Allow()
   id?: string;
 
-  @ApiProperty({ enum: TOKEN_TYPES })
+  @ApiPropertyOptional({ enum: TOKEN_TYPES, description: 'Required unless `token_intent_id` is sent.' })
   @Allow()
   type: string;
 
-  @ApiProperty({
+  @ApiPropertyOptional({
     ...anyJson,
     description:
-      'The sensitive data. Card: number, expiration_month, expiration_year, cvc. Bank: routing_number, account_number.',
+      'The sensitive data. Card: number, expiration_month, expiration_year, cvc. Bank: routing_number, account_number. Required unless `token_intent_id` is sent.',
   })
   @AsSent()
   @Allow()
@@ -103,6 +103,14 @@ export class CreateTokenDto {
   @ApiPropertyOptional({ type: () => PrivacyDto, nullable: true, description: PRIVACY_DESCRIPTION })
   @Allow()
   privacy?: PrivacyDto | null;
+
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description:
+      'Converts this token intent (its type and data) into the token, once; not with type or data.',
+  })
+  @Allow()
+  token_intent_id?: string;
 }
 
 /** PATCH body (application/merge-patch+json): data, mask and metadata merge; the rest replace (applyPatch). */

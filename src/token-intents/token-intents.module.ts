@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { TokensModule } from '../tokens/tokens.module';
+import { TokenIntentRepository } from './token-intent.repository';
+import { TokenIntentsController } from './token-intents.controller';
+import { TokenIntentsService } from './token-intents.service';
+
+@Module({
+  imports: [TokensModule],
+  controllers: [TokenIntentsController],
+  providers: [TokenIntentsService, TokenIntentRepository],
+  exports: [TokenIntentsService],
+})
+export class TokenIntentsModule {}
