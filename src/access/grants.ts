@@ -87,6 +87,13 @@ function covered(held: readonly TokenGrant[], wanted: TokenGrant): boolean {
  * What `wanted` holds that `caller` does not, as short phrases (empty when the caller holds all of it):
  * a permission it lacks, or token access on a container or with a transform beyond its own rules.
  */
+/** A token intent permission is granted by whoever may grant the token permission it leads to. */
+const INTENT_AS_TOKEN: Partial<Record<string, Permission>> = {
+  'token-intent:create': 'token:create',
+  'token-intent:read': 'token:read',
+  'token-intent:delete': 'token:delete',
+};
+
 export function ungrantable(caller: Principal, wanted: Grants): string[] {
   const held = tokenGrants({
     type: caller.applicationType,
@@ -95,10 +102,11 @@ export function ungrantable(caller: Principal, wanted: Grants): string[] {
   });
   const missing: string[] = [];
   for (const permission of new Set(wanted.permissions)) {
-    const isToken = isPermission(permission) && TOKEN_PERMISSIONS.includes(permission);
+    const asToken = INTENT_AS_TOKEN[permission] ?? permission;
+    const isToken = isPermission(asToken) && TOKEN_PERMISSIONS.includes(asToken);
     if (
       isToken
-        ? !held.some((h) => h.permission === permission)
+        ? !held.some((h) => h.permission === asToken)
         : !caller.permissions.has(permission as Permission)
     ) {
       missing.push(permission);

@@ -254,7 +254,11 @@ describe('authentication and authorization', () => {
         .query({ application_type: 'public' })
         .set('BT-API-KEY', tenant.key)
         .expect(200);
-      expect(pub.body.map((p: { type: string }) => p.type).sort()).toEqual(['token:create', 'token:update']);
+      expect(pub.body.map((p: { type: string }) => p.type).sort()).toEqual([
+        'token-intent:create',
+        'token:create',
+        'token:update',
+      ]);
       expect(pub.body[0]).toEqual({
         type: expect.any(String),
         description: expect.any(String),
