@@ -35,6 +35,7 @@ const LAYERS = [
       'health',
       'jobs',
       'sandbox-bridges',
+      'sessions',
       'webhooks',
       'client-keys',
     ],

@@ -36,6 +36,7 @@ import { TokenIntentsModule } from './token-intents/token-intents.module';
 import { EventsModule } from './events/events';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { ClientKeysModule } from './client-keys/client-keys.module';
+import { SessionsModule } from './sessions/sessions.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -83,6 +84,7 @@ export class AppModule {
         ReactorFormulasModule,
         WebhooksModule,
         ClientKeysModule,
+        SessionsModule,
         JobsModule,
       ],
       providers: [

@@ -1,5 +1,5 @@
 import { containerCovers, normalizeRuleContainer } from './containers';
-import type { Transform } from './access-rules';
+import type { AccessRule, RuleCondition, Transform } from './access-rules';
 import type { Permission } from './permissions';
 import type { Principal } from './principal';
 
@@ -14,14 +14,15 @@ export const DEFAULT_TRANSFORM: Partial<Record<Permission, Transform>> = {
 };
 
 /**
- * The transform the principal gets for `permission` on a token in `containers`, or null when no access
- * rule allows it. Rules are tried by ascending priority; the first one holding the permission and
- * covering one of the containers wins.
+ * The transform the principal gets for `permission` on a token in `containers` (with id `tokenId` when the
+ * caller knows it), or null when no access rule allows it. Rules are tried by ascending priority; the first
+ * one holding the permission, covering one of the containers and meeting its conditions wins.
  */
 export function transformFor(
   principal: Principal,
   permission: Permission,
   containers: readonly string[],
+  tokenId?: string,
 ): Transform | null {
   if (principal.rules.length === 0) {
     return principal.permissions.has(permission) ? (DEFAULT_TRANSFORM[permission] ?? 'redact') : null;
@@ -32,12 +33,33 @@ export function transformFor(
     if (
       (chosen === null || rule.priority < chosen.priority) &&
       rule.permissions.includes(permission) &&
-      containers.some((c) => containerCovers(rule.container, c))
+      containers.some((c) => containerCovers(rule.container, c)) &&
+      (rule.conditions ?? []).every((c) => conditionHolds(c, containers, tokenId))
     ) {
       chosen = rule;
     }
   }
   return chosen?.transform ?? null;
+}
+
+/** A condition on a token id never holds where the id is not known (a create, a list's scope). */
+function conditionHolds(condition: RuleCondition, containers: readonly string[], tokenId?: string): boolean {
+  if (condition.attribute === 'id') {
+    return (
+      tokenId !== undefined &&
+      (condition.operator === 'equals' ? tokenId === condition.value : tokenId.startsWith(condition.value))
+    );
+  }
+  const wanted = normalizeRuleContainer(condition.value);
+  return containers.some((c) =>
+    condition.operator === 'equals'
+      ? normalizeRuleContainer(c) === wanted
+      : containerCovers(condition.value, c),
+  );
+}
+
+function unconditional(rule: AccessRule): boolean {
+  return rule.conditions === undefined || rule.conditions.length === 0;
 }
 
 /**
@@ -55,7 +77,9 @@ export function uniformTransform(principal: Principal, permission: Permission): 
       first = rule;
     }
   }
-  return first !== null && normalizeRuleContainer(first.container) === '/' ? first.transform : null;
+  return first !== null && normalizeRuleContainer(first.container) === '/' && unconditional(first)
+    ? first.transform
+    : null;
 }
 
 /**
@@ -66,10 +90,11 @@ export function writeTransform(
   principal: Principal,
   permission: Permission,
   containers: readonly string[],
+  tokenId?: string,
 ): Transform | null {
   let least: Transform | null = null;
   for (const container of containers) {
-    const transform = transformFor(principal, permission, [container]);
+    const transform = transformFor(principal, permission, [container], tokenId);
     if (transform === null) {
       return null;
     }
@@ -91,9 +116,10 @@ export function containerScope(principal: Principal, permission: Permission): 'a
   if (principal.rules.length === 0) {
     return principal.permissions.has(permission) ? 'all' : [];
   }
-  // Normalized as containerCovers does, so a list shows exactly what a get would allow.
+  // Normalized as containerCovers does, so a list shows what a get would allow (a session's conditioned
+  // rules aside: a list shows none of their tokens).
   return principal.rules
-    .filter((r) => r.permissions.includes(permission))
+    .filter((r) => r.permissions.includes(permission) && unconditional(r))
     .map((r) => normalizeRuleContainer(r.container))
     .filter((c): c is string => c !== null);
 }

@@ -54,10 +54,20 @@ function tokenGrants(grants: Grants): TokenGrant[] {
     .flatMap((rule) =>
       rule.permissions.filter(isPermission).map((permission) => ({
         permission,
-        container: normalizeRuleContainer(rule.container) ?? rule.container,
+        container: judgedContainer(rule),
         transform: rule.transform,
       })),
     );
+}
+
+/**
+ * The container a rule is judged on: its own, or a session rule's container condition (a condition on
+ * token ids alone is judged as on `/`: the vault cannot tell which containers those tokens will be in).
+ */
+function judgedContainer(rule: AccessRule): string {
+  const byContainer = (rule.conditions ?? []).find((c) => c.attribute === 'container');
+  const container = byContainer?.value ?? rule.container;
+  return normalizeRuleContainer(container) ?? container;
 }
 
 /**

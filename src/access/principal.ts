@@ -9,4 +9,6 @@ export interface Principal {
   applicationType: ApplicationType;
   permissions: ReadonlySet<Permission>;
   rules: readonly AccessRule[];
+  /** Set when the caller is a session key: the session, and the application that authorized it (if any). */
+  session?: { id: string; authorizedBy: string | null };
 }

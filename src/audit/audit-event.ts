@@ -1,6 +1,7 @@
 import type { Principal } from '../access/principal';
 
-export type ActorType = 'application' | 'user' | 'system';
+export type ActorType = 'application' | 'session' | 'user' | 'system';
+export const ACTOR_TYPES: readonly ActorType[] = ['application', 'session', 'user', 'system'];
 export type AuditOutcome = 'success' | 'denied' | 'failed';
 
 /** What GET /logs/entity-types lists, with the names the SDK shows. */
@@ -110,9 +111,22 @@ export function actorOf(actor: AuditEvent['actor']): { actorId: string | null; a
   if (actor === null) {
     return { actorId: null, actorType: 'system' };
   }
-  return 'userId' in actor
-    ? { actorId: actor.userId, actorType: 'user' }
+  if ('userId' in actor) {
+    return { actorId: actor.userId, actorType: 'user' };
+  }
+  return actor.session !== undefined
+    ? { actorId: actor.session.id, actorType: 'session' }
     : { actorId: actor.applicationId, actorType: 'application' };
+}
+
+/** The message as recorded: a session's names the application it belongs to and the one that authorized it. */
+export function recordedMessage(event: AuditEvent): string {
+  const actor = event.actor;
+  if (actor === null || 'userId' in actor || actor.session === undefined) {
+    return event.message;
+  }
+  const authorized = actor.session.authorizedBy ?? 'none (not authorized)';
+  return `${event.message} [session of application ${actor.applicationId}, authorized by application ${authorized}]`;
 }
 
 /** A successful action of `actor` on one entity (or, with entityId null, on a collection). */

@@ -9,7 +9,7 @@ import type { StatementPart } from '../database/composed-statement';
 import { Database } from '../database/database.service';
 import type { StatementBatcher } from '../database/statement-batcher';
 import { MetricsService } from '../metrics/metrics.service';
-import { actorOf, AuditEvent, RequestOrigin } from './audit-event';
+import { actorOf, AuditEvent, recordedMessage, RequestOrigin } from './audit-event';
 import { AuditRecordsRepository, RecordValues } from './audit-records.repository';
 import { currentOrigin } from './request-origin';
 
@@ -158,7 +158,7 @@ export class AuditService {
       event.entityId,
       event.operation,
       event.outcome ?? 'success',
-      event.message,
+      recordedMessage(event),
       origin.requestId,
       origin.remoteAddress,
       origin.userAgent,

@@ -7,6 +7,7 @@ import type { ApplicationPrincipals } from '../applications/application-principa
 import { ApiError } from '../common/api-error';
 import { hashSecret } from '../crypto/secrets';
 import type { RateLimits } from '../rate-limits/rate-limits.service';
+import type { SessionPrincipals } from '../sessions/session-principals.service';
 import { ApiKeyGuard } from './api-key.guard';
 import { Authenticator } from './authenticator.service';
 
@@ -30,6 +31,7 @@ class Routes {
 
 const PRIVATE_KEY = 'key_private';
 const MANAGEMENT_KEY = 'key_management';
+const SESSION_KEY = 'key_sess_session';
 const principals: Record<string, Principal> = {
   [PRIVATE_KEY]: {
     tenantId: 't1',
@@ -53,6 +55,20 @@ const applications = {
   authenticateHash: (keyHash: string) => Promise.resolve(byHash.get(keyHash) ?? null),
 } as unknown as ApplicationPrincipals;
 
+/** Session keys are looked up here, and only here. */
+const SESSION: Principal = {
+  tenantId: 't1',
+  applicationId: 'a3',
+  applicationType: 'public',
+  permissions: new Set(['token:read']),
+  rules: [],
+  session: { id: 's1', authorizedBy: 'a1' },
+};
+const sessions = {
+  authenticateHash: (keyHash: string) =>
+    Promise.resolve(keyHash === hashSecret(SESSION_KEY) ? SESSION : null),
+} as unknown as SessionPrincipals;
+
 /** Limits that never refuse: the limits have their own tests (test/rate-limits). */
 const limits = {
   addressBlocked: () => false,
@@ -60,7 +76,7 @@ const limits = {
   admit: () => Promise.resolve(),
 } as unknown as RateLimits;
 
-const guard = new ApiKeyGuard(new Reflector(), new Authenticator(applications, limits));
+const guard = new ApiKeyGuard(new Reflector(), new Authenticator(applications, limits, sessions));
 
 function contextFor(
   handler: keyof Routes,
@@ -123,5 +139,13 @@ describe('ApiKeyGuard', () => {
     const [context, request] = contextFor('anyKey', { 'bt-api-key': MANAGEMENT_KEY });
     await expect(guard.canActivate(context)).resolves.toBe(true);
     expect(request.principal?.applicationId).toBe('a2');
+  });
+
+  it('looks a session key up among sessions, and an application key never there', async () => {
+    const [context, request] = contextFor('anyKey', { 'bt-api-key': SESSION_KEY });
+    await expect(guard.canActivate(context)).resolves.toBe(true);
+    expect(request.principal).toBe(SESSION);
+    byHash.set(hashSecret('key_sess_stolen'), principals[PRIVATE_KEY]);
+    expect((await refusal('anyKey', { 'bt-api-key': 'key_sess_stolen' })).status).toBe(401);
   });
 });

@@ -7,6 +7,7 @@ import { ApiError } from '../common/api-error';
 import { PerReplicaCache } from '../common/per-replica-cache';
 import { hashSecret } from '../crypto/secrets';
 import { RateLimits } from '../rate-limits/rate-limits.service';
+import { SESSION_KEY_PREFIX, SessionPrincipals } from '../sessions/session-principals.service';
 
 export const API_KEY_HEADER = 'bt-api-key';
 
@@ -31,6 +32,7 @@ export class Authenticator {
   constructor(
     private readonly applications: ApplicationPrincipals,
     private readonly limits: RateLimits,
+    private readonly sessions: SessionPrincipals,
   ) {}
 
   /** Key hashes found unknown lately (per replica); consulted only for addresses over the anonymous limit. */
@@ -62,7 +64,9 @@ export class Authenticator {
     if (this.unknownKeys.get(hash) !== undefined && this.limits.addressBlocked(req)) {
       return null;
     }
-    const principal = await this.applications.authenticateHash(hash);
+    const principal = key.startsWith(SESSION_KEY_PREFIX)
+      ? await this.sessions.authenticateHash(hash)
+      : await this.applications.authenticateHash(hash);
     if (principal === null) {
       this.unknownKeys.set(hash, UNKNOWN);
     }

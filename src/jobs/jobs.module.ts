@@ -32,6 +32,7 @@ import { POLL_MS as REACTOR_RUNS_POLL_MS, ReactorRunsService } from '../reactors
 import { AuditJobsService } from './audit-jobs.service';
 import { TenantsModule } from '../tenants/tenants.module';
 import { MasterKeyring } from '../crypto/master-keyring.service';
+import { SessionsModule } from '../sessions/sessions.module';
 
 /**
  * Every scheduled job of the vault, in one table: what runs when, and on which replicas. Once-across-replicas
@@ -92,6 +93,12 @@ export class JobScheduler implements OnApplicationBootstrap, OnModuleDestroy {
         when: { cron: purgeCron },
         replicas: 'one',
         run: () => this.purge.runTokenIntents(),
+      },
+      {
+        name: 'session-purge',
+        when: { cron: purgeCron },
+        replicas: 'one',
+        run: () => this.purge.runSessions(),
       },
       {
         name: 'invitation-expiry',
@@ -239,6 +246,7 @@ export class JobScheduler implements OnApplicationBootstrap, OnModuleDestroy {
     ReactorsModule,
     TenantsModule,
     WebhooksModule,
+    SessionsModule,
   ],
   providers: [
     JobsRepository,

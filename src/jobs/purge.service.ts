@@ -7,6 +7,7 @@ import { JobRunner } from './job-runner';
 import { ReactorRunsService } from '../reactors/reactor-runs.service';
 import { TenantSelfService } from '../tenants/tenant-self.service';
 import { TokenIntentsService } from '../token-intents/token-intents.service';
+import { SessionsService } from '../sessions/sessions.service';
 
 /**
  * The scheduled purges: expired tokens (their data goes, a tombstone stays, spec §3) and idempotency keys
@@ -25,6 +26,7 @@ export class PurgeService {
     private readonly reactorRuns: ReactorRunsService,
     private readonly tenants: TenantSelfService,
     private readonly tokenIntents: TokenIntentsService,
+    private readonly sessions: SessionsService,
   ) {}
 
   /** Tenants deleted longer ago than the grace period: removed with all they hold. */
@@ -73,6 +75,16 @@ export class PurgeService {
       const purged = await this.reactorRuns.purgeExpired(this.clock.now());
       if (purged > 0) {
         this.logger.log({ purged }, 'expired reactor results purged');
+      }
+    });
+  }
+
+  /** Sessions past their expiry (minutes after creation). */
+  async runSessions(): Promise<void> {
+    await this.jobs.runExclusive('session-purge', async () => {
+      const purged = await this.sessions.purgeExpired(this.clock.now());
+      if (purged > 0) {
+        this.logger.log({ purged }, 'expired sessions purged');
       }
     });
   }

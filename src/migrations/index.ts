@@ -28,6 +28,7 @@ import { AuditSealResume1764800000000 } from './1764800000000-audit-seal-resume'
 import { InvitationMailLogged1764850000000 } from './1764850000000-invitation-mail-logged';
 import { WebhookDeliveryTrace1764900000000 } from './1764900000000-webhook-delivery-trace';
 import { TokenIntents1765100000000 } from './1765100000000-token-intents';
+import { Sessions1765200000000 } from './1765200000000-sessions';
 import { ClientEncryptionKeys1765300000000 } from './1765300000000-client-encryption-keys';
 import { ProxyTransformLists1765500000000 } from './1765500000000-proxy-transform-lists';
 
@@ -63,6 +64,7 @@ export const MIGRATIONS = [
   InvitationMailLogged1764850000000,
   WebhookDeliveryTrace1764900000000,
   TokenIntents1765100000000,
+  Sessions1765200000000,
   ClientEncryptionKeys1765300000000,
   ProxyTransformLists1765500000000,
 ];

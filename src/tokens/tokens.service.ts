@@ -214,7 +214,7 @@ export class TokensService {
     if (row === null) {
       throw ApiError.notFound('Token');
     }
-    const transform = allows(principal, permission, row.containers);
+    const transform = allows(principal, permission, row.containers, row.id);
     if (transform === null) {
       throw ApiError.forbidden(`No access rule grants ${permission} on this token's containers.`);
     }

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsISO8601, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { PageQueryDto, PaginationDto } from '../../common/pagination';
-import { AUDIT_ENTITY_TYPES, AuditRow } from '../audit-event';
+import { ACTOR_TYPES, AUDIT_ENTITY_TYPES, AuditRow } from '../audit-event';
 
 const OUTCOMES = ['success', 'denied', 'failed'];
 
@@ -56,7 +56,7 @@ export class LogDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'uuid' }) tenant_id: string;
   @ApiProperty({ format: 'uuid', nullable: true, type: String }) actor_id: string | null;
-  @ApiProperty({ enum: ['application', 'user', 'system'] }) actor_type: string;
+  @ApiProperty({ enum: ACTOR_TYPES }) actor_type: string;
   @ApiProperty({ enum: Object.keys(AUDIT_ENTITY_TYPES) }) entity_type: string;
   @ApiProperty({ nullable: true, type: String }) entity_id: string | null;
   @ApiProperty({ example: 'read' }) operation: string;

@@ -1,0 +1,93 @@
+import type { AddressInfo } from 'node:net';
+import { BasisTheoryClient } from '@basis-theory/node-sdk';
+import { BasisTheory } from '@basis-theory/basis-theory-js';
+import { logger as jsSdkTelemetry } from '@basis-theory/basis-theory-js/common/logging';
+import { TestApplication, TestContext, TestTenant } from '../support/test-app';
+import { rule } from '../support/token-factory';
+
+/** Both official SDKs' sessions methods, unchanged, then reads with the session key through the SDKs. */
+describe('official SDKs: sessions', () => {
+  let ctx: TestContext;
+  let tenant: TestTenant;
+  let base: string;
+  let page: TestApplication;
+  let backend: TestApplication;
+  let token: string;
+  let other: string;
+
+  beforeAll(async () => {
+    // basis-theory-js reports errors to the hosted service's telemetry: not from tests.
+    jsSdkTelemetry.setTelemetryEnabled(false);
+    ctx = await TestContext.create();
+    await ctx.vault.app.listen(0, '127.0.0.1');
+    base = `http://127.0.0.1:${(ctx.vault.app.getHttpServer().address() as AddressInfo).port}`;
+    tenant = await ctx.newTenant('SdkSessions');
+    page = await ctx.newApplication(tenant, 'public', ['token:create']);
+    backend = await ctx.newApplication(
+      tenant,
+      'private',
+      [],
+      [rule('/', 'reveal', ['token:create', 'token:read'])],
+    );
+    const bt = node(backend.key);
+    token = (await bt.tokens.create({ type: 'token', data: { secret: 'revealed' } })).id as string;
+    other = (await bt.tokens.create({ type: 'token', data: { secret: 'hidden' } })).id as string;
+  });
+  afterAll(() => ctx.close());
+
+  const node = (apiKey: string) => new BasisTheoryClient({ apiKey, baseUrl: base, maxRetries: 0 });
+  /** As in sdk.e2e-spec: basis-theory-js forces https on any host but localhost; pointed back at http. */
+  const js = async (apiKey: string) => {
+    const bt = await new BasisTheory().init(apiKey, { apiBaseUrl: base });
+    for (const service of Object.values(bt as unknown as Record<string, unknown>)) {
+      const client = (service as { client?: { defaults: { baseURL?: string } } } | null)?.client;
+      if (client?.defaults.baseURL !== undefined) {
+        client.defaults.baseURL = client.defaults.baseURL.replace(/^https:/, 'http:');
+      }
+    }
+    return bt;
+  };
+  const onlyToken = (id: string) => [
+    {
+      priority: 1,
+      transform: 'reveal',
+      permissions: ['token:read'],
+      conditions: [{ attribute: 'id', operator: 'equals', value: id }],
+    },
+  ];
+
+  it('@basis-theory/node-sdk 5.7.0: sessions.create, sessions.authorize, then tokens.get with the session key', async () => {
+    const session = await node(page.key).sessions.create();
+    expect(session.sessionKey).toMatch(/^key_sess_/);
+    expect(session.nonce).toEqual(expect.any(String));
+    expect(session.expiresAt).toBeInstanceOf(Date);
+    await expect(node(session.sessionKey as string).tokens.get(token)).rejects.toMatchObject({
+      statusCode: 403,
+    });
+    await node(backend.key).sessions.authorize({ nonce: session.nonce as string, rules: onlyToken(token) });
+    const revealed = await node(session.sessionKey as string).tokens.get(token);
+    expect(revealed.data).toEqual({ secret: 'revealed' });
+    await expect(node(session.sessionKey as string).tokens.get(other)).rejects.toMatchObject({
+      statusCode: 403,
+    });
+    await expect(
+      node(backend.key).sessions.authorize({ nonce: session.nonce as string, permissions: ['token:read'] }),
+    ).rejects.toMatchObject({ statusCode: 409 });
+  });
+
+  it('@basis-theory/basis-theory-js 4.30.2: sessions.create, sessions.authorize, then tokens.retrieve', async () => {
+    const session = await (await js(page.key)).sessions.create();
+    expect(session.sessionKey).toMatch(/^key_sess_/);
+    expect(new Date(session.expiresAt).getTime()).toBeGreaterThan(Date.now());
+    await (
+      await js(backend.key)
+    ).sessions.authorize({
+      nonce: session.nonce,
+      expiresAt: new Date(Date.now() + 10 * 60_000).toISOString(),
+      rules: onlyToken(token),
+    });
+    const reader = await js(session.sessionKey);
+    expect((await reader.tokens.retrieve(token)).data).toEqual({ secret: 'revealed' });
+    await expect(reader.tokens.retrieve(other)).rejects.toMatchObject({ status: 403 });
+  });
+});
