@@ -1,17 +1,29 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { applyDecorators, Body, Controller, HttpCode, Post } from '@nestjs/common';
 import {
   ApiConflictResponse,
   ApiCreatedResponse,
+  ApiForbiddenResponse,
+  ApiSecurity,
+  ApiUnauthorizedResponse,
   ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { CurrentPrincipal, RequirePermission } from '../access/decorators';
+import { API_KEY_SCHEME, CurrentPrincipal } from '../access/decorators';
 import { Principal } from '../access/principal';
 import { IdempotentWrites } from '../idempotency/idempotent-writes';
 import { AuthorizeSessionDto, CreatedSessionDto } from './dto/session.dto';
 import { SessionsService } from './sessions.service';
+
+/** Any valid key passes the global guard; the service refuses the wrong kind of application (403). */
+function KeyOf(who: string): MethodDecorator {
+  return applyDecorators(
+    ApiSecurity(API_KEY_SCHEME),
+    ApiUnauthorizedResponse({ description: 'Missing or invalid BT-API-KEY.' }),
+    ApiForbiddenResponse({ description: `Requires the key of ${who}.` }),
+  );
+}
 
 @ApiTags('Sessions')
 @IdempotentWrites()
@@ -20,7 +32,7 @@ export class SessionsController {
   constructor(private readonly sessions: SessionsService) {}
 
   @Post()
-  @RequirePermission()
+  @KeyOf('a public application')
   @ApiOperation({
     summary: 'Create a session (public application)',
     description:
@@ -35,7 +47,7 @@ export class SessionsController {
 
   @Post('authorize')
   @HttpCode(204)
-  @RequirePermission()
+  @KeyOf('a private application, granting no more than it holds')
   @ApiOperation({
     summary: 'Authorize a session (private application)',
     description:
