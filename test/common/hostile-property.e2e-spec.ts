@@ -352,6 +352,13 @@ function lenientJson(stream: unknown, done: (err: Error | null, body: unknown) =
   });
 }
 
+/** Who sends a route's requests: a public key too where only one gets past the service's first check. */
+function callersOf(op: Operation): ('management' | 'private' | 'public' | 'none')[] {
+  return op.path.startsWith('/sessions')
+    ? ['management', 'private', 'public', 'none']
+    : ['management', 'private', 'none'];
+}
+
 /** A header value the HTTP client can send (no control characters): the server's checks are the subject. */
 function headerSafe(value: string): string {
   return [...value].map((c) => (c >= ' ' && c < '\u007f' ? c : '?')).join('');
@@ -363,6 +370,8 @@ describe('generated hostile requests over every route of openapi.json', () => {
   let echo: TestHttpsServer;
   let tenant: TestTenant;
   let privateKey: string;
+  /** For the routes only a public key reaches (creating a session). */
+  let publicKey: string;
   let bigResultReactorId: string;
 
   beforeAll(async () => {
@@ -386,6 +395,7 @@ describe('generated hostile requests over every route of openapi.json', () => {
       ],
     );
     privateKey = app.key;
+    publicKey = (await ctx.newApplication(tenant, 'public', ['token:create'])).key;
     const big = await app.api.create({ type: 'token', data: 'x'.repeat(200_000) });
     expect(big.status).toBe(201);
     bigTokenId = big.body.id as string;
@@ -424,7 +434,7 @@ describe('generated hostile requests over every route of openapi.json', () => {
             queryPart,
             fc.oneof(rawBody, schemaBodies(op)),
             contentType,
-            fc.constantFrom('management', 'private', 'none'),
+            fc.constantFrom(...callersOf(op)),
             fc.oneof(fc.constant('echo'), urlString),
             answerHeaders,
             forwardedFor,
@@ -443,7 +453,10 @@ describe('generated hostile requests over every route of openapi.json', () => {
                 req = req.set('X-Forwarded-For', forwarded);
               }
               if (who !== 'none') {
-                req = req.set('BT-API-KEY', who === 'management' ? tenant.key : privateKey);
+                req = req.set(
+                  'BT-API-KEY',
+                  { management: tenant.key, private: privateKey, public: publicKey }[who],
+                );
               }
               if (idempotency !== undefined) {
                 req = req.set('BT-IDEMPOTENCY-KEY', idempotency);
@@ -513,6 +526,7 @@ describe('null in every optional member and nesting hundreds deep, over every ro
   let ctx: TestContext;
   let tenant: TestTenant;
   let privateKey: string;
+  let publicKey: string;
   /** Real resources for the {id} of updates and invocations, so the bodies reach the services. */
   const ids = new Map<string, string>();
 
@@ -521,6 +535,7 @@ describe('null in every optional member and nesting hundreds deep, over every ro
     tenant = await ctx.newTenant();
     const app = await tokenApp(ctx, tenant, [], [...ALL_TOKEN_PERMISSIONS, 'token:search', 'token:use']);
     privateKey = app.key;
+    publicKey = (await ctx.newApplication(tenant, 'public', ['token:create'])).key;
     const token = await app.api.create({ type: 'token', data: 'x' });
     const { formulaId, reactorId } = await newReactor(ctx, tenant);
     // Its own application: the sweep's updates rewrite the permissions of the one they are sent to.
@@ -548,8 +563,8 @@ describe('null in every optional member and nesting hundreds deep, over every ro
       const type = op.method === 'patch' && !proxied ? 'application/merge-patch+json' : 'application/json';
       const offenders: string[] = [];
       for (const [label, body] of sweepBodies(op)) {
-        // The management key first; a key refused for the route is retried with the private key.
-        for (const key of [tenant.key, privateKey]) {
+        // The management key first; a key refused for the route is retried with the private, then the public key.
+        for (const key of [tenant.key, privateKey, publicKey]) {
           const res = await ctx.http[op.method](urlOf(op))
             .set('BT-API-KEY', key)
             .set('Content-Type', type)

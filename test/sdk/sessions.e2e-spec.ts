@@ -49,8 +49,9 @@ describe('official SDKs: sessions', () => {
   };
   const onlyToken = (id: string) => [
     {
+      description: 'The one token the page shows',
       priority: 1,
-      transform: 'reveal',
+      transform: 'reveal' as const,
       permissions: ['token:read'],
       conditions: [{ attribute: 'id', operator: 'equals', value: id }],
     },
