@@ -21,7 +21,7 @@ interface Answer {
   status: number;
   body: Record<string, unknown>;
 }
-type PageWindow = Window & {
+type PageWindow = {
   createSession(vault: string, key: string): Promise<Answer>;
   readToken(vault: string, key: string, id: string): Promise<Answer>;
 };
@@ -68,7 +68,7 @@ describeInBrowser('a session reveals one token to a page on another origin, in h
       const page = await browser.newPage();
       expect((await page.goto(origin))?.status()).toBe(200);
       const created = await page.evaluate(
-        ([v, k]) => (window as unknown as PageWindow).createSession(v, k),
+        ([v, k]) => (globalThis as unknown as PageWindow).createSession(v, k),
         [vault, publicApp.key],
       );
       expect(created.status).toBe(201);
@@ -93,7 +93,7 @@ describeInBrowser('a session reveals one token to a page on another origin, in h
 
       const read = (id: string) =>
         page.evaluate(
-          ([v, k, t]) => (window as unknown as PageWindow).readToken(v, k, t),
+          ([v, k, t]) => (globalThis as unknown as PageWindow).readToken(v, k, t),
           [vault, sessionKey, id],
         );
       const revealed = await read(token);
