@@ -106,6 +106,7 @@ describe('the job table', () => {
       expect(scheduler.jobs().map((j) => j.name)).toEqual(
         expect.arrayContaining([
           'purge',
+          'session-purge',
           'maintenance',
           'maintenance-on-writes',
           'webhook-deliveries',
