@@ -36,6 +36,8 @@ export const READING_ORDER = [
   'v2',
   'tokenize',
   'detokenize',
+  'token-intents',
+  'sessions',
   'keys',
   'reactor-formulas',
   'reactors',
