@@ -101,7 +101,11 @@ describe('official SDKs against the vault', () => {
 
     it('permissions.list with application_type and descriptions', async () => {
       const permissions = await node(tenant.key).permissions.list({ applicationType: 'public' });
-      expect(permissions.map((p) => p.type).sort()).toEqual(['token:create', 'token:update']);
+      expect(permissions.map((p) => p.type).sort()).toEqual([
+        'token-intent:create',
+        'token:create',
+        'token:update',
+      ]);
       expect(permissions[0].description).toEqual(expect.any(String));
       expect(permissions[0].applicationTypes).toEqual(['public', 'private']);
     });
