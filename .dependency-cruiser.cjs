@@ -38,6 +38,7 @@ const LAYERS = [
       'sessions',
       'webhooks',
       'client-keys',
+      'documents',
     ],
     files: [],
     role: 'one Nest module per folder',

@@ -37,6 +37,7 @@ import { EventsModule } from './events/events';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { ClientKeysModule } from './client-keys/client-keys.module';
 import { SessionsModule } from './sessions/sessions.module';
+import { DocumentsModule } from './documents/documents.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -85,6 +86,7 @@ export class AppModule {
         WebhooksModule,
         ClientKeysModule,
         SessionsModule,
+        DocumentsModule,
         JobsModule,
       ],
       providers: [

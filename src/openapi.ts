@@ -39,6 +39,7 @@ export const READING_ORDER = [
   'token-intents',
   'sessions',
   'keys',
+  'documents',
   'reactor-formulas',
   'reactors',
   'proxies',

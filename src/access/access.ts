@@ -11,6 +11,9 @@ export const DEFAULT_TRANSFORM: Partial<Record<Permission, Transform>> = {
   'token:search': 'mask',
   'token:delete': 'redact',
   'token:use': 'reveal',
+  'documents:create': 'redact',
+  'documents:read': 'reveal',
+  'documents:delete': 'redact',
 };
 
 /**

@@ -2,7 +2,7 @@ import type { ApplicationType } from './application-type';
 import { DEFAULT_TRANSFORM, VISIBILITY } from './access';
 import type { AccessRule, Transform } from './access-rules';
 import { containerCovers, normalizeRuleContainer } from './containers';
-import { isPermission, TOKEN_PERMISSIONS, type Permission } from './permissions';
+import { isPermission, RULE_PERMISSIONS, type Permission } from './permissions';
 import type { Principal } from './principal';
 
 /** What an application may do, as the granting rule compares it: its permissions and its access rules. */
@@ -20,15 +20,15 @@ interface TokenGrant {
 }
 
 /**
- * The rule a management application's own key is created with: it may hand out any token access. A
+ * The rule a management application's own key is created with: it may hand out any token or document access. A
  * management application's rules are what it may grant to others (token routes stay closed to it).
  */
 export const DELEGATE_EVERYTHING: AccessRule = {
-  description: 'May grant any token access to the applications it manages',
+  description: 'May grant any token or document access to the applications it manages',
   priority: 1,
   container: '/',
   transform: 'reveal',
-  permissions: [...TOKEN_PERMISSIONS],
+  permissions: [...RULE_PERMISSIONS],
 };
 
 /**
@@ -42,7 +42,7 @@ function tokenGrants(grants: Grants): TokenGrant[] {
       return [];
     }
     return grants.permissions
-      .filter((p): p is Permission => isPermission(p) && TOKEN_PERMISSIONS.includes(p))
+      .filter((p): p is Permission => isPermission(p) && RULE_PERMISSIONS.includes(p))
       .map((permission) => ({
         permission,
         container: '/',
@@ -113,7 +113,7 @@ export function ungrantable(caller: Principal, wanted: Grants): string[] {
   const missing: string[] = [];
   for (const permission of new Set(wanted.permissions)) {
     const asToken = INTENT_AS_TOKEN[permission] ?? permission;
-    const isToken = isPermission(asToken) && TOKEN_PERMISSIONS.includes(asToken);
+    const isToken = isPermission(asToken) && RULE_PERMISSIONS.includes(asToken);
     if (
       isToken
         ? !held.some((h) => h.permission === asToken)

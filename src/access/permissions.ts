@@ -11,6 +11,9 @@ export const PERMISSIONS = {
   'token-intent:create': ['public', 'private'],
   'token-intent:read': ['private'],
   'token-intent:delete': ['private'],
+  'documents:create': ['private'],
+  'documents:read': ['private'],
+  'documents:delete': ['private'],
   'application:create': ['management'],
   'application:read': ['management'],
   'application:update': ['management'],
@@ -46,8 +49,12 @@ export type Permission = keyof typeof PERMISSIONS;
 
 export const ALL_PERMISSIONS = Object.keys(PERMISSIONS) as Permission[];
 
-/** Token permissions are the ones access rules grant per container. */
 export const TOKEN_PERMISSIONS = ALL_PERMISSIONS.filter((p) => p.startsWith('token:'));
+
+/** The permissions access rules grant per container: token and document access. */
+export const RULE_PERMISSIONS = ALL_PERMISSIONS.filter(
+  (p) => p.startsWith('token:') || p.startsWith('documents:'),
+);
 
 export function isPermission(value: string): value is Permission {
   return Object.prototype.hasOwnProperty.call(PERMISSIONS, value);

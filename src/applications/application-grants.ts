@@ -1,5 +1,5 @@
 import { AccessRule } from '../access/access-rules';
-import { isPermission, Permission, permissionAllowedFor, TOKEN_PERMISSIONS } from '../access/permissions';
+import { isPermission, Permission, permissionAllowedFor, RULE_PERMISSIONS } from '../access/permissions';
 import { Grants, ungrantable } from '../access/grants';
 import { Principal } from '../access/principal';
 import { ApiError, FieldErrors } from '../common/api-error';
@@ -39,12 +39,12 @@ export function checkGrants(
     list.forEach((p, i) => {
       if (!isPermission(p)) {
         add(`${path}[${i}]`, `unknown permission`);
-      } else if (tokenOnly && type === 'management' && TOKEN_PERMISSIONS.includes(p)) {
+      } else if (tokenOnly && type === 'management' && RULE_PERMISSIONS.includes(p)) {
         return;
       } else if (!permissionAllowedFor(p, type)) {
         add(`${path}[${i}]`, `${p} cannot be granted to a ${type} application`);
-      } else if (tokenOnly && !TOKEN_PERMISSIONS.includes(p)) {
-        add(`${path}[${i}]`, `access rules grant token permissions only`);
+      } else if (tokenOnly && !RULE_PERMISSIONS.includes(p)) {
+        add(`${path}[${i}]`, `access rules grant token and document permissions only`);
       }
     });
     return [...new Set(list.filter(isPermission))];

@@ -18,6 +18,7 @@ export const AUDIT_ENTITY_TYPES = {
   tenant_key: 'Tenant Key',
   webhook: 'Webhook',
   client_encryption_key: 'Client Encryption Key',
+  document: 'Document',
   log: 'Log',
 } as const;
 

@@ -25,6 +25,9 @@ const OWN_DEPTH_ROUTES = new Set(['/tokenize']);
 /** Routes an HTML form posts to (the invitation acceptance page): they also read form-encoded bodies. */
 export const FORM_ROUTES = new Set(['/invitations/accept']);
 const FORM_TYPE = 'application/x-www-form-urlencoded';
+/** Routes that read a multipart body themselves, as it streams (document uploads). */
+const MULTIPART_ROUTES = new Set(['/documents']);
+const MULTIPART_TYPE = 'multipart/form-data';
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 function send(res: Response, status: number, detail: string): void {
@@ -47,7 +50,12 @@ export function jsonBodiesOnly(req: Request, res: Response, next: NextFunction):
     return;
   }
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (!JSON_TYPE.test(type) && !(type === FORM_TYPE && FORM_ROUTES.has(req.path))) {
+  const route = req.path.replace(/(.)\/+$/, '$1');
+  if (
+    !JSON_TYPE.test(type) &&
+    !(type === FORM_TYPE && FORM_ROUTES.has(req.path)) &&
+    !(type === MULTIPART_TYPE && req.method === 'POST' && MULTIPART_ROUTES.has(route))
+  ) {
     send(res, 415, 'Request bodies must be JSON: send Content-Type: application/json.');
     return;
   }

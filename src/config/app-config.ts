@@ -56,6 +56,8 @@ export interface AppConfig {
   webhookConcurrency: number;
   /** One tenant's webhook deliveries in flight at once, over every replica. */
   webhookTenantConcurrency: number;
+  /** The largest document (file) an upload may carry, in bytes (413 beyond, refused while it streams). */
+  documentMaxBytes: number;
   proxyTimeoutMs: number;
   proxyAllowLoopback: boolean;
   proxyCaFile: string | null;
@@ -306,6 +308,7 @@ export function loadConfig(rawEnv: Env = process.env): AppConfig {
     ...sandboxQueueing(env),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 20, 1, 1000),
     webhookTenantConcurrency: int(env, 'WEBHOOK_TENANT_CONCURRENCY', 5, 1, 1000),
+    documentMaxBytes: int(env, 'DOCUMENT_MAX_BYTES', 25 * 1024 * 1024, 1, 1024 * 1024 * 1024),
     proxyTimeoutMs: int(env, 'PROXY_TIMEOUT_MS', 25000, 100, 600000),
     proxyAllowLoopback: bool(env, 'PROXY_ALLOW_LOOPBACK', false),
     proxyCaFile: present(env, 'PROXY_CA_FILE') ?? null,

@@ -15,6 +15,7 @@ import {
 } from '../tenants/invitations/invitation-mail-sender';
 import { RateLimits, LEASE_IDLE_MS, PURGE_EVERY_MS } from '../rate-limits/rate-limits.service';
 import { WebhooksModule } from '../webhooks/webhooks.module';
+import { DocumentsModule } from '../documents/documents.module';
 import {
   DELIVERY_POLL_MS,
   SHUTDOWN_WAIT_MS as DELIVERY_SHUTDOWN_WAIT_MS,
@@ -81,6 +82,12 @@ export class JobScheduler implements OnApplicationBootstrap, OnModuleDestroy {
         when: { cron: purgeCron },
         replicas: 'one',
         run: () => this.purge.runReactorResults(),
+      },
+      {
+        name: 'document-uploads-purge',
+        when: { cron: purgeCron },
+        replicas: 'one',
+        run: () => this.purge.runStaleUploads(),
       },
       {
         name: 'tenant-purge',
@@ -247,6 +254,7 @@ export class JobScheduler implements OnApplicationBootstrap, OnModuleDestroy {
     TenantsModule,
     WebhooksModule,
     SessionsModule,
+    DocumentsModule,
   ],
   providers: [
     JobsRepository,

@@ -8,10 +8,11 @@ import { ReactorRunsService } from '../reactors/reactor-runs.service';
 import { TenantSelfService } from '../tenants/tenant-self.service';
 import { TokenIntentsService } from '../token-intents/token-intents.service';
 import { SessionsService } from '../sessions/sessions.service';
+import { DocumentsService } from '../documents/documents.service';
 
 /**
  * The scheduled purges: expired tokens (their data goes, a tombstone stays, spec §3) and idempotency keys
- * and asynchronous reactor results past their 24 hours.
+ * and asynchronous reactor results past their 24 hours, and document uploads a crash left unfinished.
  */
 @Injectable()
 export class PurgeService {
@@ -27,6 +28,7 @@ export class PurgeService {
     private readonly tenants: TenantSelfService,
     private readonly tokenIntents: TokenIntentsService,
     private readonly sessions: SessionsService,
+    private readonly documents: DocumentsService,
   ) {}
 
   /** Tenants deleted longer ago than the grace period: removed with all they hold. */
@@ -85,6 +87,16 @@ export class PurgeService {
       const purged = await this.sessions.purgeExpired(this.clock.now());
       if (purged > 0) {
         this.logger.log({ purged }, 'expired sessions purged');
+      }
+    });
+  }
+
+  /** Document uploads a process left unfinished (it ended mid-way): their row and chunks go. */
+  async runStaleUploads(): Promise<void> {
+    await this.jobs.runExclusive('document-uploads-purge', async () => {
+      const purged = await this.documents.purgeStaleUploads(this.clock.now());
+      if (purged > 0) {
+        this.logger.log({ purged }, 'unfinished document uploads purged');
       }
     });
   }

@@ -30,6 +30,7 @@ import { WebhookDeliveryTrace1764900000000 } from './1764900000000-webhook-deliv
 import { TokenIntents1765100000000 } from './1765100000000-token-intents';
 import { Sessions1765200000000 } from './1765200000000-sessions';
 import { ClientEncryptionKeys1765300000000 } from './1765300000000-client-encryption-keys';
+import { Documents1765400000000 } from './1765400000000-documents';
 import { ProxyTransformLists1765500000000 } from './1765500000000-proxy-transform-lists';
 
 /** Every migration, in order. Listed by class so the same list works from TypeScript (tests) and dist. */
@@ -66,5 +67,6 @@ export const MIGRATIONS = [
   TokenIntents1765100000000,
   Sessions1765200000000,
   ClientEncryptionKeys1765300000000,
+  Documents1765400000000,
   ProxyTransformLists1765500000000,
 ];

@@ -5,6 +5,7 @@ import { validateContainers, normalizeContainer } from '../access/containers';
 import { parseExpiresAt } from './rules/expires-at';
 import { readPrivacy } from './rules/privacy';
 import { addError, FieldErrors } from '../common/field-errors';
+import { readStringMap } from '../common/string-map';
 import { defaultsFor, isTokenType, TokenType, validateTokenData } from './rules/token-types';
 
 /** Everything a token holds besides its id and audit columns, validated and with type defaults applied. */
@@ -20,9 +21,6 @@ export interface TokenFields {
   expiresAt: Date | null;
 }
 
-const MAX_METADATA_KEYS = 100;
-const MAX_METADATA_KEY = 200;
-const MAX_METADATA_VALUE = 2000;
 const MAX_SEARCH_INDEXES = 20;
 const MAX_EXPRESSION = 2000;
 
@@ -196,28 +194,14 @@ function readReplaceable(
 
 /** metadata: map<string,string> of non-sensitive values. */
 function readMetadata(fields: TokenFields, value: unknown, prefix: string, errors: FieldErrors): void {
-  const path = join(prefix, 'metadata');
   if (value === null) {
     fields.metadata = null;
     return;
   }
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    addError(errors, path, 'must be an object of string values');
-    return;
+  const map = readStringMap(value, join(prefix, 'metadata'), errors);
+  if (map !== null) {
+    fields.metadata = map;
   }
-  const entries = Object.entries(value as Record<string, unknown>);
-  if (entries.length > MAX_METADATA_KEYS) {
-    addError(errors, path, `must have at most ${MAX_METADATA_KEYS} keys`);
-    return;
-  }
-  for (const [key, v] of entries) {
-    if (key === '' || key.length > MAX_METADATA_KEY) {
-      addError(errors, path, `keys must be 1 to ${MAX_METADATA_KEY} characters`);
-    } else if (typeof v !== 'string' || v.length > MAX_METADATA_VALUE) {
-      addError(errors, `${path}.${key}`, `must be a string of at most ${MAX_METADATA_VALUE} characters`);
-    }
-  }
-  fields.metadata = Object.fromEntries(entries) as Record<string, string>;
 }
 
 /** Every expression must parse now, so a bad template is a 400 at write time, not a failure at read time. */

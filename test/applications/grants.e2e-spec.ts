@@ -1,7 +1,7 @@
 import { Delegation1763794800000 } from '../../src/migrations/1763794800000-delegation';
 import type { AccessRule } from '../../src/access/access-rules';
 import { DELEGATE_EVERYTHING } from '../../src/access/grants';
-import { ALL_PERMISSIONS, permissionsFor } from '../../src/access/permissions';
+import { ALL_PERMISSIONS, permissionsFor, TOKEN_PERMISSIONS } from '../../src/access/permissions';
 import { accessRule, applicationBody } from '../support/application-factory';
 import { expectProblem } from '../support/problems';
 import { formulaBody, reactorsApi } from '../support/reactor-factory';
@@ -320,7 +320,13 @@ describe('the delegation migration', () => {
       (
         await ctx.dataSource.query<{ rules: unknown }[]>('SELECT rules FROM applications WHERE id = $1', [id])
       )[0].rules;
-    expect(await rulesOf(full.id)).toEqual([DELEGATE_EVERYTHING]);
+    // The rule as it was then: the documents migration later adds document access to it.
+    const tokensOnly = {
+      ...DELEGATE_EVERYTHING,
+      description: 'May grant any token access to the applications it manages',
+      permissions: TOKEN_PERMISSIONS,
+    };
+    expect(await rulesOf(full.id)).toEqual([tokensOnly]);
     expect(await rulesOf(partial.id)).toEqual([]);
   });
 });

@@ -16,6 +16,7 @@ import {
 } from '../support/hostile-input';
 import { encryptTo, headerOf, withHeader } from '../support/client-encryption';
 import { echoHandler, TestHandler, TestHttpsServer } from '../support/https-test-server';
+import { hostileMultipart } from '../support/hostile-multipart';
 import { forbiddenConnector } from '../support/outbound';
 import { expectProxyError, ProxyFixture, proxyFixture } from '../support/proxy-fixture';
 import { newReactor } from '../support/reactor-factory';
@@ -177,6 +178,13 @@ function schemaBodies(op: Operation): fc.Arbitrary<string> {
       ),
     );
   return fc.oneof(deep, nulls);
+}
+
+const DOCUMENTS = ['documents:create', 'documents:read', 'documents:delete'] as const;
+
+/** Multipart routes (uploads) get hostile multipart bodies too, not only bodies of other types. */
+function isMultipart(op: Operation): boolean {
+  return spec.paths[op.path]?.[op.method]?.requestBody?.content?.['multipart/form-data'] !== undefined;
 }
 
 const contentType = fc.constantFrom(
@@ -392,6 +400,7 @@ describe('generated hostile requests over every route of openapi.json', () => {
         'token-intent:create',
         'token-intent:read',
         'token-intent:delete',
+        ...DOCUMENTS,
       ],
     );
     privateKey = app.key;
@@ -434,12 +443,15 @@ describe('generated hostile requests over every route of openapi.json', () => {
             queryPart,
             fc.oneof(rawBody, schemaBodies(op)),
             contentType,
+            isMultipart(op)
+              ? fc.option(hostileMultipart(hostileString), { nil: undefined })
+              : fc.constant(undefined),
             fc.constantFrom(...callersOf(op)),
             fc.oneof(fc.constant('echo'), urlString),
             answerHeaders,
             forwardedFor,
             idempotencyKey,
-            async (param, query, body, type, who, destination, asked, forwarded, idempotency) => {
+            async (param, query, body, type, multipart, who, destination, asked, forwarded, idempotency) => {
               const proxied = op.path === '/proxy' || op.path.startsWith('/proxy/');
               const id =
                 param === BIG_RESULT_REACTOR && op.path === '/reactors/{id}/react'
@@ -466,7 +478,12 @@ describe('generated hostile requests over every route of openapi.json', () => {
                   .set('X-Answer-Headers', JSON.stringify(asked))
                   .set('BT-PROXY-URL', destination === 'echo' ? fx.url(echo) : headerSafe(destination));
               }
-              const sent = op.method === 'get' ? req : req.set('Content-Type', type).send(body);
+              const sent =
+                op.method === 'get'
+                  ? req
+                  : multipart !== undefined
+                    ? req.set('Content-Type', multipart.type).send(multipart.body)
+                    : req.set('Content-Type', type).send(body);
               const res = await sent.buffer(true).parse(lenientJson);
               const faults = [...faultsOf(res, proxied), ...headerFaults(res, proxied, asked)];
               if (faults.length > 0) {
@@ -533,7 +550,12 @@ describe('null in every optional member and nesting hundreds deep, over every ro
   beforeAll(async () => {
     ctx = await TestContext.create();
     tenant = await ctx.newTenant();
-    const app = await tokenApp(ctx, tenant, [], [...ALL_TOKEN_PERMISSIONS, 'token:search', 'token:use']);
+    const app = await tokenApp(
+      ctx,
+      tenant,
+      [],
+      [...ALL_TOKEN_PERMISSIONS, 'token:search', 'token:use', ...DOCUMENTS],
+    );
     privateKey = app.key;
     publicKey = (await ctx.newApplication(tenant, 'public', ['token:create'])).key;
     const token = await app.api.create({ type: 'token', data: 'x' });
