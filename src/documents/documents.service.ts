@@ -17,7 +17,7 @@ import { DOCUMENT_CONTAINERS, DocumentRow } from './document.entity';
 import { readDocumentRequest } from './document-request';
 import { DocumentsRepository } from './documents.repository';
 import { DocumentDto } from './dto/document.dto';
-import { FILE_PART, readUpload } from './multipart-upload';
+import { FILE_PART, readUpload, tooLarge } from './multipart-upload';
 
 /** The sealing kind of a document's data key (TenantCipher). */
 const DOCUMENT_KEY_SEAL = 'document';
@@ -172,13 +172,6 @@ export class DocumentsService {
 
 function noRule(permission: Permission): ApiError {
   return ApiError.forbidden(`No access rule grants ${permission} on the documents container.`);
-}
-
-function tooLarge(max: number): ApiError {
-  // The connection closes after the answer: the rest of the body is not read.
-  return new ApiError(413, `The document is larger than the limit of ${max} bytes.`, undefined, {
-    Connection: 'close',
-  });
 }
 
 function toDto(row: DocumentRow): DocumentDto {

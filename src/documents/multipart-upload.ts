@@ -22,6 +22,13 @@ export class UploadCutOff extends ApiError {
   }
 }
 
+/** A document over the limit. The connection closes after the answer: the rest of the body is not read. */
+export function tooLarge(max: number): ApiError {
+  return new ApiError(413, `The document is larger than the limit of ${max} bytes.`, undefined, {
+    Connection: 'close',
+  });
+}
+
 /**
  * Reads an upload's multipart body as it arrives: the `document` file part is handed to `onFile` as a stream
  * (read at the pace `onFile` reads it, so the body is never held whole), the `request` part is kept as text.
@@ -43,7 +50,7 @@ export function readUpload<F>(
           fields: 1,
           headerPairs: 20,
           fieldSize: MAX_REQUEST_PART_BYTES,
-          fileSize: maxFileBytes + 1,
+          fileSize: maxFileBytes + 1, // busboy signals the limit on reaching it
         },
       });
     } catch {
@@ -71,6 +78,9 @@ export function readUpload<F>(
         return;
       }
       fileStream = stream;
+      // Past its size limit busboy reads on and drops the rest of the part: refuse before it does, so
+      // the request stops being read while the answer goes out.
+      stream.once('limit', () => fail(tooLarge(maxFileBytes)));
       file = onFile(stream, info.mimeType);
       file.catch(fail);
     });
