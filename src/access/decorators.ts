@@ -1,5 +1,5 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
-import { ApiForbiddenResponse, ApiSecurity, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiForbiddenResponse, ApiOperation, ApiSecurity, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { Permission } from './permissions';
 import type { Principal } from './principal';
@@ -19,6 +19,17 @@ export function RequirePermission(...permissions: Permission[]): MethodDecorator
     ApiUnauthorizedResponse({ description: 'Missing or invalid BT-API-KEY.' }),
     ApiForbiddenResponse({ description: `Requires ${permissions.join(' and ')}.` }),
   );
+}
+
+/** A protected route in one line: the permission(s) it enforces, what /docs says of it, and its answer. */
+export function Route(
+  permission: Permission | readonly Permission[],
+  summary: string,
+  description: string | undefined,
+  answer: MethodDecorator,
+): MethodDecorator {
+  const permissions = typeof permission === 'string' ? [permission] : permission;
+  return applyDecorators(RequirePermission(...permissions), ApiOperation({ summary, description }), answer);
 }
 
 export interface AuthenticatedRequest extends Request {

@@ -1,8 +1,7 @@
-import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
 import { CreateTokenIntentDto, TokenIntentDto } from './dto/token-intent.dto';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, RequirePermission } from '../access/decorators';
-import { Permission } from '../access/permissions';
+import { ApiResponse, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, Route } from '../access/decorators';
 import { TokenIntentsService } from './token-intents.service';
 import { Principal } from '../access/principal';
 import { UuidParam } from '../common/uuid-param';
@@ -12,11 +11,6 @@ const CREATE =
   'Data collected by a page (a public application may create one), stored sealed for 24 hours until a ' +
   'backend converts it with `POST /tokens` and `token_intent_id`. The answer shows card or bank details, ' +
   'never the data.';
-
-/** The permission a route needs, what /docs says of it, and its answer. */
-function Route(permission: Permission, summary: string, description: string, answer: MethodDecorator) {
-  return applyDecorators(RequirePermission(permission), ApiOperation({ summary, description }), answer);
-}
 
 @ApiTags('Token Intents')
 @IdempotentWrites()

@@ -1,7 +1,5 @@
-import type { AddressInfo } from 'node:net';
-import { BasisTheoryClient } from '@basis-theory/node-sdk';
-import { BasisTheory } from '@basis-theory/basis-theory-js';
 import { logger as jsSdkTelemetry } from '@basis-theory/basis-theory-js/common/logging';
+import { SdkClients } from '../support/sdk-clients';
 import { Mailer } from '../../src/mail/mailer';
 import { CapturingMailer, secretOf } from '../support/mail';
 import { TestContext, TestTenant } from '../support/test-app';
@@ -15,32 +13,18 @@ import { cardData, cardNumber } from '../support/token-factory';
 describe('official SDKs against the vault', () => {
   let ctx: TestContext;
   let tenant: TestTenant;
-  let base: string;
+  let sdks: SdkClients;
   const mailer = new CapturingMailer();
 
   beforeAll(async () => {
     ctx = await TestContext.create({ overrides: [{ provide: Mailer, useValue: mailer }] });
-    await ctx.vault.app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(ctx.vault.app.getHttpServer().address() as AddressInfo).port}`;
+    sdks = await SdkClients.listen(ctx);
     tenant = await ctx.newTenant('Sdk');
   });
   afterAll(() => ctx.close());
 
-  const node = (apiKey: string) => new BasisTheoryClient({ apiKey, baseUrl: base, maxRetries: 0 });
-  /**
-   * basis-theory-js rewrites every base URL to https unless its host is literally `localhost`; the test
-   * server speaks plain HTTP on 127.0.0.1, so the services' clients are pointed back at it after init.
-   */
-  const js = async (apiKey: string) => {
-    const bt = await new BasisTheory().init(apiKey, { apiBaseUrl: base });
-    for (const service of Object.values(bt as unknown as Record<string, unknown>)) {
-      const client = (service as { client?: { defaults: { baseURL?: string } } } | null)?.client;
-      if (client?.defaults.baseURL !== undefined) {
-        client.defaults.baseURL = client.defaults.baseURL.replace(/^https:/, 'http:');
-      }
-    }
-    return bt;
-  };
+  const node = (apiKey: string) => sdks.node(apiKey);
+  const js = (apiKey: string) => sdks.js(apiKey);
 
   async function privateKey(): Promise<string> {
     const created = await node(tenant.key).applications.create({

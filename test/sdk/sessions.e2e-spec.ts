@@ -1,7 +1,5 @@
-import type { AddressInfo } from 'node:net';
-import { BasisTheoryClient } from '@basis-theory/node-sdk';
-import { BasisTheory } from '@basis-theory/basis-theory-js';
 import { logger as jsSdkTelemetry } from '@basis-theory/basis-theory-js/common/logging';
+import { SdkClients } from '../support/sdk-clients';
 import { TestApplication, TestContext, TestTenant } from '../support/test-app';
 import { rule } from '../support/token-factory';
 
@@ -9,7 +7,7 @@ import { rule } from '../support/token-factory';
 describe('official SDKs: sessions', () => {
   let ctx: TestContext;
   let tenant: TestTenant;
-  let base: string;
+  let sdks: SdkClients;
   let page: TestApplication;
   let backend: TestApplication;
   let token: string;
@@ -19,8 +17,7 @@ describe('official SDKs: sessions', () => {
     // basis-theory-js reports errors to the hosted service's telemetry: not from tests.
     jsSdkTelemetry.setTelemetryEnabled(false);
     ctx = await TestContext.create();
-    await ctx.vault.app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(ctx.vault.app.getHttpServer().address() as AddressInfo).port}`;
+    sdks = await SdkClients.listen(ctx);
     tenant = await ctx.newTenant('SdkSessions');
     page = await ctx.newApplication(tenant, 'public', ['token:create']);
     backend = await ctx.newApplication(
@@ -35,18 +32,8 @@ describe('official SDKs: sessions', () => {
   });
   afterAll(() => ctx.close());
 
-  const node = (apiKey: string) => new BasisTheoryClient({ apiKey, baseUrl: base, maxRetries: 0 });
-  /** As in sdk.e2e-spec: basis-theory-js forces https on any host but localhost; pointed back at http. */
-  const js = async (apiKey: string) => {
-    const bt = await new BasisTheory().init(apiKey, { apiBaseUrl: base });
-    for (const service of Object.values(bt as unknown as Record<string, unknown>)) {
-      const client = (service as { client?: { defaults: { baseURL?: string } } } | null)?.client;
-      if (client?.defaults.baseURL !== undefined) {
-        client.defaults.baseURL = client.defaults.baseURL.replace(/^https:/, 'http:');
-      }
-    }
-    return bt;
-  };
+  const node = (apiKey: string) => sdks.node(apiKey);
+  const js = (apiKey: string) => sdks.js(apiKey);
   const onlyToken = (id: string) => [
     {
       description: 'The one token the page shows',

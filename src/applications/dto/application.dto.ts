@@ -1,50 +1,27 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsObject,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Max,
-  MaxLength,
-  Min,
-  ValidateNested,
-} from 'class-validator';
-import { TRANSFORMS, Transform } from '../../access/access-rules';
+import { IsBoolean, IsIn, IsOptional, IsString, IsUUID } from 'class-validator';
+import { Transform } from '../../access/access-rules';
+import * as Rule from '../../access/access-rule-fields';
 import { PageQueryDto, PaginationDto } from '../../common/pagination';
 import { ToArray } from '../../common/query';
 import { APPLICATION_TYPES, ApplicationType } from '../../access/application-type';
 import { DisplayName } from '../../common/display-name';
 
 export class AccessRuleDto {
-  @ApiPropertyOptional({ nullable: true, maxLength: 500 })
-  @IsOptional()
-  @IsString()
-  @MaxLength(500)
+  @Rule.Description()
   description?: string | null;
 
-  @ApiProperty({ description: 'Rules are tried in ascending priority.', minimum: 0, maximum: 1000000 })
-  @IsInt()
-  @Min(0)
-  @Max(1000000)
+  @Rule.Priority()
   priority: number;
 
   @ApiProperty({ example: '/pci/', description: 'Container prefix the rule covers.' })
   @IsString()
   container: string;
 
-  @ApiProperty({ enum: TRANSFORMS })
-  @IsIn(TRANSFORMS)
+  @Rule.Transform()
   transform: Transform;
 
-  @ApiProperty({ type: [String], example: ['token:read'] })
-  @IsArray()
-  @IsString({ each: true })
+  @Rule.Permissions()
   permissions: string[];
 }
 
@@ -53,20 +30,10 @@ export class UpdateApplicationDto {
   @DisplayName()
   name: string;
 
-  @ApiPropertyOptional({ type: [String], example: ['token:create', 'token:read'] })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(100)
-  @IsString({ each: true })
+  @Rule.PermissionList(['token:create', 'token:read'])
   permissions?: string[];
 
-  @ApiPropertyOptional({ type: [AccessRuleDto] })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(100)
-  @IsObject({ each: true })
-  @ValidateNested({ each: true })
-  @Type(() => AccessRuleDto)
+  @Rule.List(AccessRuleDto)
   rules?: AccessRuleDto[];
 }
 

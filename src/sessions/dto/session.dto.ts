@@ -4,14 +4,11 @@ import {
   ArrayMaxSize,
   IsArray,
   IsIn,
-  IsInt,
   IsISO8601,
   IsObject,
   IsOptional,
   IsString,
-  Max,
   MaxLength,
-  Min,
   MinLength,
   ValidateNested,
 } from 'class-validator';
@@ -20,8 +17,8 @@ import {
   CONDITION_OPERATORS,
   RuleCondition,
   Transform,
-  TRANSFORMS,
 } from '../../access/access-rules';
+import * as Rule from '../../access/access-rule-fields';
 
 export class SessionRuleConditionDto {
   @ApiProperty({ enum: CONDITION_ATTRIBUTES, description: 'The token attribute compared.' })
@@ -40,16 +37,10 @@ export class SessionRuleConditionDto {
 }
 
 export class SessionAccessRuleDto {
-  @ApiPropertyOptional({ nullable: true, maxLength: 500 })
-  @IsOptional()
-  @IsString()
-  @MaxLength(500)
+  @Rule.Description()
   description?: string | null;
 
-  @ApiProperty({ description: 'Rules are tried in ascending priority.', minimum: 0, maximum: 1000000 })
-  @IsInt()
-  @Min(0)
-  @Max(1000000)
+  @Rule.Priority()
   priority: number;
 
   @ApiPropertyOptional({
@@ -73,14 +64,10 @@ export class SessionAccessRuleDto {
   @Type(() => SessionRuleConditionDto)
   conditions?: SessionRuleConditionDto[];
 
-  @ApiProperty({ enum: TRANSFORMS })
-  @IsIn(TRANSFORMS)
+  @Rule.Transform()
   transform: Transform;
 
-  @ApiProperty({ type: [String], example: ['token:read'] })
-  @IsArray()
-  @ArrayMaxSize(20)
-  @IsString({ each: true })
+  @Rule.Permissions(20)
   permissions: string[];
 }
 
@@ -91,20 +78,10 @@ export class AuthorizeSessionDto {
   @MaxLength(100)
   nonce: string;
 
-  @ApiPropertyOptional({ type: [String], example: ['token:read'] })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(100)
-  @IsString({ each: true })
+  @Rule.PermissionList(['token:read'])
   permissions?: string[];
 
-  @ApiPropertyOptional({ type: [SessionAccessRuleDto] })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(100)
-  @IsObject({ each: true })
-  @ValidateNested({ each: true })
-  @Type(() => SessionAccessRuleDto)
+  @Rule.List(SessionAccessRuleDto)
   rules?: SessionAccessRuleDto[];
 
   @ApiPropertyOptional({
