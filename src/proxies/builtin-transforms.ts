@@ -45,6 +45,7 @@ export function applyAppend(transform: StoredTransform, state: TransformState): 
     }
     case 'code':
     case 'mask':
+    case 'tokenize':
       return state;
   }
 }

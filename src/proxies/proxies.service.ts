@@ -14,6 +14,7 @@ import { ListProxiesQueryDto, ProxyBodyDto, ProxyDto } from './dto/proxy.dto';
 import { ProxiesRepository } from './proxies.repository';
 import { ProxyCache } from './proxy-cache';
 import { checkProxyBody } from './proxy-rules';
+import { ExpressionEngine } from '../expressions';
 import { Proxy } from './proxy.entity';
 import { LoadedProxy } from './loaded-proxy';
 import { Clock } from '../common/clock';
@@ -35,10 +36,13 @@ export class ProxiesService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly audit: AuditService,
     private readonly events: Events,
+    private readonly engine: ExpressionEngine,
   ) {}
 
   async create(principal: Principal, dto: ProxyBodyDto): Promise<ProxyDto> {
-    const checked = checkProxyBody(dto, { allowLoopback: this.config.proxyAllowLoopback });
+    const checked = checkProxyBody(dto, { allowLoopback: this.config.proxyAllowLoopback }, (t) =>
+      this.engine.parse(t),
+    );
     const applicationId = await this.applications.requireBindable(principal, dto.application?.id ?? null);
     const { tenantId } = principal;
     const id = randomUUID();
@@ -108,7 +112,9 @@ export class ProxiesService {
   }
 
   private async replace(principal: Principal, proxy: Proxy, dto: ProxyBodyDto): Promise<ProxyDto> {
-    const checked = checkProxyBody(dto, { allowLoopback: this.config.proxyAllowLoopback });
+    const checked = checkProxyBody(dto, { allowLoopback: this.config.proxyAllowLoopback }, (t) =>
+      this.engine.parse(t),
+    );
     const { tenantId, id } = proxy;
     const applicationId = await this.applications.requireBindable(principal, dto.application?.id ?? null);
     const configuration = await this.seal(tenantId, id, checked.configuration);

@@ -135,6 +135,7 @@ export class ProxyForwarder {
     if (proxy !== null && requestSteps.length > 0) {
       ({ headers, body } = await this.transforms.runAll(
         proxy,
+        'request',
         requestSteps,
         { headers, body: body as Buffer | undefined },
         { method: req.method, path, query: query.replace(/^\?/, '') },
@@ -181,7 +182,7 @@ export class ProxyForwarder {
 
     if (responseSteps.length > 0 && proxy !== null && response.status >= 200 && response.status < 300) {
       await sendTransformed(res, response, (state) =>
-        this.transforms.runAll(proxy, responseSteps, state, { status: response.status }, gone),
+        this.transforms.runAll(proxy, 'response', responseSteps, state, { status: response.status }, gone),
       );
       return;
     }

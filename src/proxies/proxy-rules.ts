@@ -5,6 +5,7 @@ import { checkStringMap } from '../sandbox/sandbox-configuration';
 import type { ProxyBodyDto, ProxyTransformDto } from './dto/proxy.dto';
 import type { StoredTransform } from './dto/proxy-transform.dto';
 import { checkTransformList } from './proxy-transform-rules';
+import type { ParseExpression } from './tokenize-transform-rules';
 
 export interface CheckedProxy {
   destinationUrl: string;
@@ -21,7 +22,11 @@ export interface CheckedProxy {
  * The rules of a proxy body the DTO cannot state: the destination passes the outbound guard's static
  * checks, configuration is a flat map of strings, and transform code compiles (422, like formula code).
  */
-export function checkProxyBody(dto: ProxyBodyDto, outbound: StaticCheckOptions = {}): CheckedProxy {
+export function checkProxyBody(
+  dto: ProxyBodyDto,
+  outbound: StaticCheckOptions,
+  parse: ParseExpression,
+): CheckedProxy {
   const errors: FieldErrors = {};
   // A merge patch can remove what the DTO of a full body requires.
   if (typeof dto.name !== 'string') {
@@ -43,9 +48,14 @@ export function checkProxyBody(dto: ProxyBodyDto, outbound: StaticCheckOptions =
   }
   const compileErrors: FieldErrors = {};
   const lists = {
-    request: checkTransformList('request', dto.request_transforms, errors, compileErrors),
-    response: checkTransformList('response', dto.response_transforms, errors, compileErrors),
+    request: checkTransformList('request', dto.request_transforms, errors, compileErrors, parse),
+    response: checkTransformList('response', dto.response_transforms, errors, compileErrors, parse),
   };
+  const tokenizes = [...(lists.request ?? []), ...(lists.response ?? [])].some((t) => t.type === 'tokenize');
+  // The created tokens belong to the proxy's application: without one there is nobody to create them.
+  if (tokenizes && typeof dto.application?.id !== 'string') {
+    errors.application = ['is required when a tokenize transform is listed (it creates the tokens)'];
+  }
   for (const side of ['request', 'response'] as const) {
     if (lists[side] !== null && dto[`${side}_transform`] !== undefined && dto[`${side}_transform`] !== null) {
       errors[`${side}_transforms`] = [`cannot be sent with ${side}_transform`];

@@ -1,12 +1,13 @@
 import type { FieldErrors } from '../common/api-error';
 import { compileErrorOf } from '../sandbox/compile-check';
 import type { ListedTransformType, ProxyTransformItemDto, StoredTransform } from './dto/proxy-transform.dto';
+import { checkTokenize, ParseExpression } from './tokenize-transform-rules';
 
 export const MAX_LISTED_TRANSFORMS = 10;
 
 const SIDE_TYPES: Record<'request' | 'response', readonly ListedTransformType[]> = {
-  request: ['code'],
-  response: ['code', 'mask', 'append_json', 'append_text', 'append_header'],
+  request: ['code', 'tokenize'],
+  response: ['code', 'mask', 'tokenize', 'append_json', 'append_text', 'append_header'],
 };
 
 /** A header name as HTTP allows it (RFC 9110 token). */
@@ -23,11 +24,21 @@ export function checkTransformList(
   list: ProxyTransformItemDto[] | null | undefined,
   errors: FieldErrors,
   compileErrors: FieldErrors,
+  parse: ParseExpression,
 ): StoredTransform[] | null {
   if (list === undefined || list === null) {
     return null;
   }
-  return list.map((item, i) => checkItem(side, item, `${side}_transforms[${i}]`, errors, compileErrors));
+  const identifiers = new Set<string>();
+  return list.map((item, i) => {
+    const at = `${side}_transforms[${i}]`;
+    const fail = (field: string, message: string) => {
+      errors[`${at}.${field}`] = [message];
+    };
+    return item.type === 'tokenize' && SIDE_TYPES[side].includes('tokenize')
+      ? checkTokenize(item, fail, parse, JSON_LOCATION, identifiers)
+      : checkItem(side, item, at, errors, compileErrors);
+  });
 }
 
 function checkItem(
@@ -83,6 +94,9 @@ function checkItem(
         fail('options.location', 'must be a header name');
       }
       return { type, options: { value, location: location?.toLowerCase() } };
+    case 'tokenize':
+      // Checked by checkTokenize, which checkTransformList calls for this type.
+      return { type };
   }
 }
 

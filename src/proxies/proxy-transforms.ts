@@ -10,6 +10,7 @@ import type { StoredTransform } from './dto/proxy-transform.dto';
 import { bodyForCode, bodyFromCode, bodyKind } from './proxy-body';
 import { HeaderMap, headersFromCode } from './proxy-request';
 import type { LoadedProxy } from './loaded-proxy';
+import { CreatedTokens, TokenizeTransform } from './tokenize-transform';
 
 /** What a transform returned: headers to send instead (when it gave any) and the body (when it gave one). */
 export interface TransformResult {
@@ -30,6 +31,7 @@ export class ProxyTransforms {
     private readonly applications: ApplicationPrincipals,
     private readonly bt: BtBridge,
     private readonly fetch: FetchBridge,
+    private readonly tokenize: TokenizeTransform,
   ) {}
 
   async run(
@@ -57,16 +59,19 @@ export class ProxyTransforms {
 
   /**
    * Runs one side's transforms in order, each on what the one before left: code gets
-   * `{ body, headers, ...extra }` as a single transform does, `mask` runs in the sandbox, `append_*` here.
+   * `{ body, headers, ...extra }` as a single transform does, `mask` runs in the sandbox, `tokenize` and
+   * `append_*` here (an `append_*` value can name a token an earlier `tokenize` created).
    */
   async runAll(
     proxy: LoadedProxy,
+    side: 'request' | 'response',
     steps: StoredTransform[],
     start: TransformState,
     extra: { [key: string]: JsonValue },
     signal?: AbortSignal,
   ): Promise<TransformState> {
     let state = start;
+    const created: CreatedTokens = new Map();
     for (const step of steps) {
       if (step.type === 'code' || step.type === 'mask') {
         const body = state.body ?? Buffer.alloc(0);
@@ -82,8 +87,11 @@ export class ProxyTransforms {
               )
             : await this.mask(proxy, step, body.toString('utf8'), signal);
         state = applyResult(result, state.headers, state.body);
+      } else if (step.type === 'tokenize') {
+        state = await this.tokenize.apply(proxy, side, step, state, created);
       } else {
-        state = applyAppend(step, state);
+        const value = this.tokenize.resolve(step.options?.value ?? '', created);
+        state = applyAppend({ ...step, options: { ...step.options, value } }, state);
       }
     }
     return state;

@@ -11,6 +11,7 @@ import { AuditDouble, bindAnyApplication, testPrincipal } from '../support/servi
 import { openTestDataSource, TestDataSource } from '../support/test-data-source';
 import { tenantDataKeys } from '../support/tenant-data-keys';
 import { localChangeFeed } from '../support/local-change-feed';
+import { ExpressionEngine } from '../../src/expressions';
 
 /** ProxiesService on its real repository and the real outbox, without the app, on both databases. */
 describe('ProxiesService', () => {
@@ -41,6 +42,7 @@ describe('ProxiesService', () => {
       { proxyAllowLoopback: false } as AppConfig,
       audit.service,
       new Events(new EventsRepository(data), clock),
+      new ExpressionEngine(),
     );
     caller = testPrincipal(await db.insertTenant());
     await data.execute(

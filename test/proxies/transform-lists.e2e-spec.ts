@@ -139,7 +139,7 @@ describe('/proxies: listed transforms (code, mask, append_json, append_text, app
       { request_transforms: [{ type: 'mask' }] },
       'request_transforms[0].type',
     ],
-    ['an unknown type', { response_transforms: [{ type: 'tokenize' }] }, 'response_transforms[0].type'],
+    ['an unknown type', { response_transforms: [{ type: 'detokenize' }] }, 'response_transforms[0].type'],
     ['code missing', { response_transforms: [{ type: 'code' }] }, 'response_transforms[0].code'],
     [
       'a mask without a capture group',

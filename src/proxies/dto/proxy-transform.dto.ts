@@ -10,6 +10,7 @@ export const LISTED_TRANSFORM_TYPES = [
   'append_json',
   'append_text',
   'append_header',
+  'tokenize',
 ] as const;
 export type ListedTransformType = (typeof LISTED_TRANSFORM_TYPES)[number];
 
@@ -18,7 +19,8 @@ export const MAX_TRANSFORM_TEXT = 4096;
 export class ProxyTransformOptionsDto {
   @ApiPropertyOptional({
     maxLength: MAX_TRANSFORM_TEXT,
-    description: '`append_*`: the text added (a JSON string value, body text or a header value).',
+    description:
+      "`append_*`: the text added (a JSON string value, body text or a header value); `{{ transform_identifier: '<identifier>' | json: '$.id' }}` in it is a token an earlier `tokenize` of the same list created.",
   })
   @IsOptional()
   @IsString()
@@ -28,13 +30,39 @@ export class ProxyTransformOptionsDto {
   @ApiPropertyOptional({
     maxLength: 200,
     example: '$.meta.source',
-    description: '`append_json`: where the value goes (`$.a.b`); `append_header`: the header name.',
+    description:
+      "`append_json`: where the value goes (`$.a.b`); `append_header`: the header name; `tokenize` (optional): where in the JSON body the created token's id replaces what was there (`$.card`).",
   })
   @IsOptional()
   @IsString()
   @MinLength(1)
   @MaxLength(200)
   location?: string;
+
+  @ApiPropertyOptional({
+    maxLength: 100,
+    example: 'cardToken',
+    description:
+      "`tokenize`: the name later transforms of the list use for the created token (`{{ transform_identifier: 'cardToken' | json: '$.id' }}`).",
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  identifier?: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: {
+      type: 'card',
+      data: { number: '{{ req.card.number }}', expiration_month: '{{ req.card.month }}' },
+    },
+    description:
+      "`tokenize`: the token to create, as a `POST /tokens` body, created with the proxy's application (it needs `token:create`). Its string values are expressions over the body: `{{ req.<path> }}` on the request side, `{{ res.<path> }}` on the response side (plain values are taken as they are).",
+  })
+  @IsOptional()
+  @IsObject()
+  token?: object;
 }
 
 /** One entry of `request_transforms` / `response_transforms`, as the hosted vault and node-sdk shape it. */
@@ -90,5 +118,5 @@ export interface StoredTransform {
   matcher?: string;
   expression?: string;
   replacement?: string;
-  options?: { value?: string; location?: string };
+  options?: { value?: string; location?: string; identifier?: string; token?: object };
 }

@@ -124,7 +124,7 @@ export class ProxyBodyDto {
     type: IdRefDto,
     nullable: true,
     description:
-      'A public or private application: `bt` in transforms, and the rights to detokenize without auth.',
+      'A public or private application: `bt` in transforms, the rights to detokenize without auth, and the creator of the tokens `tokenize` transforms make (required with one).',
   })
   @IsOptional()
   @IsObject()
