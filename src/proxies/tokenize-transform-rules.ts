@@ -7,7 +7,7 @@ export type ParseExpression = (template: string) => void;
 const IDENTIFIER = /^[A-Za-z0-9_-]{1,100}$/;
 
 /**
- * A `tokenize` entry: `options.token` is a token create body (type and data at least) whose expressions
+ * A `tokenize` entry: `options.token` is a token create body (type, and data or encrypted) whose expressions
  * parse, `options.identifier` names it once per list, `options.location` is a JSON path of names.
  */
 export function checkTokenize(
@@ -25,8 +25,8 @@ export function checkTokenize(
     if (typeof token.type !== 'string' || token.type === '') {
       fail('options.token.type', 'is required');
     }
-    if (token.data === undefined || token.data === null) {
-      fail('options.token.data', 'is required');
+    if ((token.data === undefined || token.data === null) && token.encrypted === undefined) {
+      fail('options.token.data', 'is required (or encrypted)');
     }
     const error = firstParseError(token, parse, 0);
     if (error !== null) {

@@ -1,4 +1,5 @@
 import { recordsOf } from '../support/audit';
+import { encryptTo } from '../support/client-encryption';
 import { expectProblem } from '../support/problems';
 import { TestHttpsServer } from '../support/https-test-server';
 import { createProxy, expectProxyError, ProxyFixture, proxyFixture } from '../support/proxy-fixture';
@@ -73,6 +74,31 @@ describe('/proxies: the tokenize transform', () => {
 
     const got = await fx.ctx.http.get(`/proxies/${id}`).set('BT-API-KEY', tenant.key);
     expect(got.body.request_transforms).toEqual([tokenizeCard('req', { location: '$.card' })]);
+  });
+
+  it("request side: a JWE from the body goes in the token's encrypted field, decrypted as on POST /tokens", async () => {
+    const clientKey = await fx.ctx.http.post('/keys').set('BT-API-KEY', tenant.key).send({}).expect(201);
+    const card = cardData();
+    const jwe = await encryptTo(
+      clientKey.body.public_key_pem as string,
+      clientKey.body.key_id as string,
+      card,
+    );
+    const { key } = await createProxy(fx.ctx, tenant, {
+      destination_url: fx.url(recorder),
+      application: { id: writer.id },
+      request_transforms: [
+        {
+          type: 'tokenize',
+          options: { token: { type: 'card', encrypted: '{{ req.jwe }}' }, location: '$.jwe' },
+        },
+      ],
+    });
+    received.length = 0;
+    expect((await call(key, { jwe })).status).toBe(200);
+    const sent = JSON.parse(received[0]) as { jwe: string };
+    expect(sent.jwe).toMatch(UUID);
+    expect((await reader.api.get(sent.jwe)).body.data).toEqual(card);
   });
 
   it('response side: the caller gets the token id (in the body and through transform_identifier)', async () => {

@@ -136,6 +136,48 @@ describe('official SDKs: ping, reactor applications, proxy transform lists, usag
     expect(updated.responseTransforms).toEqual([{ type: 'append_text', options: { value: '!' } }]);
   });
 
+  it('node-sdk proxies.create with a tokenize transform: the options answered back, the token created', async () => {
+    const bt = node(tenant.key);
+    const writer = await ctx.newApplication(tenant, 'private', ['token:create']);
+    const created = await bt.proxies.create({
+      name: 'Tokenizing',
+      destinationUrl: fx.url(echo),
+      application: { id: writer.id },
+      requestTransforms: [
+        {
+          type: 'tokenize',
+          options: {
+            identifier: 'card',
+            token: { type: 'card', data: '{{ req.card }}', metadata: { via: 'proxy' } },
+            location: '$.card',
+          },
+        },
+      ],
+    });
+    expect(created.requestTransforms).toEqual([
+      {
+        type: 'tokenize',
+        options: {
+          identifier: 'card',
+          token: { type: 'card', data: '{{ req.card }}', metadata: { via: 'proxy' } },
+          location: '$.card',
+        },
+      },
+    ]);
+    const caller = await tokenApp(ctx, tenant, [], ['token:use']);
+    const card = cardData();
+    const answer = await ctx.http
+      .post('/proxy')
+      .set('BT-API-KEY', caller.key)
+      .set('BT-PROXY-KEY', created.key as string)
+      .send({ card });
+    expect(answer.status).toBe(200);
+    expect(answer.text).not.toContain(card.number);
+    const reader = await ctx.newApplication(tenant, 'private', ['token:read']);
+    const token = await node(reader.key).tokens.get(answer.body.card as string);
+    expect([token.type, token.metadata]).toEqual(['card', { via: 'proxy' }]);
+  });
+
   it('usage report: total_tokens and included_monthly_active_tokens in the token report, in both SDKs', async () => {
     const other = await ctx.newTenant('Counted');
     const writer = await ctx.newApplication(other, 'private', ['token:create']);
