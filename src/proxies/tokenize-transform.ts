@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ApplicationPrincipals } from '../applications/application-principals.service';
 import { ApiError } from '../common/api-error';
+import { MAX_NESTING } from '../common/limits';
+import { nestedDeeperThan } from '../common/nesting';
+import { BODY_LIMIT_BYTES } from '../common/request-body';
 import { setAtPath } from '../common/set-at-path';
 import { ExpressionEngine, expressionMessage } from '../expressions';
 import { TokensService } from '../tokens/tokens.service';
@@ -59,6 +62,7 @@ export class TokenizeTransform {
         `The tokenize transform's token could not be rendered: ${expressionMessage(err, 'an expression failed')}.`,
       );
     }
+    checkRendered(request);
     const token = (await this.tokens.create(principal, request as Record<string, unknown>)) as { id: string };
     if (step.options?.identifier !== undefined) {
       created.set(step.options.identifier, token);
@@ -103,5 +107,17 @@ export class TokenizeTransform {
       }
       return typeof selected === 'string' ? selected : JSON.stringify(selected);
     });
+  }
+}
+
+/** A rendered token is held to what POST /tokens accepts: its body limit and nesting depth. */
+function checkRendered(request: unknown): void {
+  if (nestedDeeperThan(request, MAX_NESTING)) {
+    throw ApiError.badRequest(`The tokenize transform's token is nested deeper than ${MAX_NESTING} levels.`);
+  }
+  if (Buffer.byteLength(JSON.stringify(request) ?? '') > BODY_LIMIT_BYTES) {
+    throw ApiError.badRequest(
+      `The tokenize transform's token is larger than the ${BODY_LIMIT_BYTES / 1024 / 1024} MB a token may be.`,
+    );
   }
 }
