@@ -10,7 +10,8 @@ import { ClientKeyDto, CreateClientKeyDto, CreatedClientKeyDto } from './dto/cli
 const CREATE =
   "The vault generates an X25519 key pair, keeps the private key sealed under the tenant's keys and " +
   'answers the public key (only here). A browser encrypts token data to it (JWE ECDH-ES + A256GCM, ' +
-  '`kid` = `key_id`) and the backend sends that as `encrypted` to POST /tokens or /tokenize.';
+  '`kid` = `key_id`) and sends that as `encrypted` to POST /token-intents, or the backend sends it to ' +
+  'POST /tokens or /tokenize.';
 
 @ApiTags('Client encryption keys')
 @IdempotentWrites()

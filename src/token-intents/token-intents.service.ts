@@ -4,6 +4,7 @@ import { isUUID } from 'class-validator';
 import { Principal } from '../access/principal';
 import { AuditService } from '../audit/audit.service';
 import { auditEvent } from '../audit/audit-event';
+import { ClientKeysService } from '../client-keys/client-keys.service';
 import { ApiError } from '../common/api-error';
 import { Clock } from '../common/clock';
 import { Database } from '../database/database.service';
@@ -31,6 +32,7 @@ export class TokenIntentsService implements OnModuleInit {
     private readonly audit: AuditService,
     private readonly conversion: TokenIntentConversion,
     private readonly db: Database,
+    private readonly clientKeys: ClientKeysService,
   ) {}
 
   onModuleInit(): void {
@@ -43,7 +45,13 @@ export class TokenIntentsService implements OnModuleInit {
   async create(principal: Principal, dto: CreateTokenIntentDto): Promise<TokenIntentDto> {
     const now = this.clock.now();
     const { tenantId } = principal;
-    const intent = await this.builder.intentOf(tenantId, { type: dto.type, data: dto.data }, now);
+    // The DTO may carry `encrypted: undefined`; only a sent `encrypted` is opened.
+    const { type, data, encrypted } = dto;
+    const body = await this.clientKeys.openTokenBody(
+      tenantId,
+      encrypted === undefined ? { type, data } : { type, data, encrypted },
+    );
+    const intent = await this.builder.intentOf(tenantId, { type: body.type, data: body.data }, now);
     const id = randomUUID();
     const row: TokenIntentRow = {
       tenantId,

@@ -1,27 +1,25 @@
-import type { AddressInfo } from 'node:net';
-import { BasisTheoryClient } from '@basis-theory/node-sdk';
 import { encryptTo } from '../support/client-encryption';
+import { SdkClients } from '../support/sdk-clients';
 import { TestContext, TestTenant } from '../support/test-app';
 import { cardData, rule } from '../support/token-factory';
 
 /**
- * node-sdk 5.7.0's `keys.*` unchanged against the vault, and a token sent `encrypted` the way a page using
- * the hosted encryption helper makes it (basis-theory-js 4.30.2 has no keys family).
+ * node-sdk 5.7.0's `keys.*` unchanged against the vault, and a token and a token intent sent `encrypted` the
+ * way a page using the hosted encryption helper makes it (basis-theory-js 4.30.2 has no keys family).
  */
 describe('official SDK: client encryption keys', () => {
   let ctx: TestContext;
   let tenant: TestTenant;
-  let base: string;
+  let sdks: SdkClients;
 
   beforeAll(async () => {
     ctx = await TestContext.create();
-    await ctx.vault.app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(ctx.vault.app.getHttpServer().address() as AddressInfo).port}`;
+    sdks = await SdkClients.listen(ctx);
     tenant = await ctx.newTenant('SdkKeys');
   });
   afterAll(() => ctx.close());
 
-  const node = (apiKey: string) => new BasisTheoryClient({ apiKey, baseUrl: base, maxRetries: 0 });
+  const node = (apiKey: string) => sdks.node(apiKey);
 
   it('keys: create (with and without expiresAt), get, list, delete', async () => {
     const bt = node(tenant.key);
@@ -66,5 +64,28 @@ describe('official SDK: client encryption keys', () => {
 
     await node(tenant.key).keys.delete(key.keyId as string);
     await expect(bt.tokens.create({ type: 'card', encrypted })).rejects.toMatchObject({ statusCode: 400 });
+  });
+
+  it('tokenIntents.create with `encrypted` from a public application, converted by the backend', async () => {
+    const key = await node(tenant.key).keys.create();
+    const page = await ctx.newApplication(tenant, 'public', ['token-intent:create']);
+    const backend = await ctx.newApplication(
+      tenant,
+      'private',
+      [],
+      [rule('/', 'reveal', ['token:create', 'token:read'])],
+    );
+    const card = cardData();
+    const encrypted = await encryptTo(key.publicKeyPem as string, key.keyId as string, card);
+    const intent = await node(page.key).tokenIntents.create({ type: 'card', encrypted });
+    expect(intent.card).toMatchObject({ bin: card.number.slice(0, 8), last4: card.number.slice(-4) });
+    expect(JSON.stringify(intent)).not.toContain(card.number);
+    const token = await node(backend.key).tokens.create({ tokenIntentId: intent.id });
+    expect((await node(backend.key).tokens.get(token.id as string)).data).toEqual(card);
+
+    await node(tenant.key).keys.delete(key.keyId as string);
+    await expect(node(page.key).tokenIntents.create({ type: 'card', encrypted })).rejects.toMatchObject({
+      statusCode: 400,
+    });
   });
 });

@@ -2,21 +2,34 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
 import { AsSent, HandValidated } from '../../common/validation';
 
-/** Documents the create body; TokenBuilder.intentOf validates type and data as POST /tokens does. */
+/**
+ * Documents the create body; ClientKeysService opens `encrypted` and TokenBuilder.intentOf validates type and
+ * data as POST /tokens does.
+ */
 @HandValidated()
 export class CreateTokenIntentDto {
   @ApiProperty({ enum: ['card', 'bank', 'token'], example: 'card' })
   @Allow()
   type: unknown;
 
-  @ApiProperty({
+  @ApiPropertyOptional({
     oneOf: [{ type: 'object' }, { type: 'array', items: {} }, { type: 'string' }, { type: 'number' }],
     example: { number: '4242424242424242', expiration_month: 12, expiration_year: 2030, cvc: '123' },
-    description: "The sensitive data, valid for the type as a token's (card: number, expiration, cvc).",
+    description:
+      "The sensitive data, valid for the type as a token's (card: number, expiration, cvc). Required unless " +
+      '`encrypted` is sent.',
   })
   @AsSent()
   @Allow()
   data: unknown;
+
+  @ApiPropertyOptional({
+    description:
+      'Instead of `data`: the data as a JWE compact string a page made with a client encryption key ' +
+      '(POST /keys; alg ECDH-ES, enc A256GCM, kid = key_id), opened as on POST /tokens.',
+  })
+  @Allow()
+  encrypted?: unknown;
 }
 
 export class TokenIntentCardDto {
