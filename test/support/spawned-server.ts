@@ -90,3 +90,13 @@ export async function exitWithin(
     clearTimeout(timer);
   }
 }
+
+/** `node dist/src/main.js` with `env` on a free port of 127.0.0.1, once it says it is running, and its URL. */
+export async function bootVault(
+  env: Record<string, string>,
+): Promise<{ server: SpawnedServer; base: string }> {
+  const port = await freePort();
+  const server = spawnServer({ ...env, PORT: String(port) });
+  await waitForOutput(server, 'Token Vault is running', 120_000);
+  return { server, base: `http://127.0.0.1:${port}` };
+}
