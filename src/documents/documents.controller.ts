@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, HttpCode, Post, Req, StreamableFile } from '@nestjs/common';
+import { Controller, Delete, Get, Header, HttpCode, Post, Req, StreamableFile } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -16,6 +16,7 @@ import type { Request } from 'express';
 import { CurrentPrincipal, RequirePermission } from '../access/decorators';
 import { Principal } from '../access/principal';
 import { RequireContentType } from '../common/content-type.guard';
+import { UNTRUSTED_CSP } from '../common/security-headers';
 import { UuidParam } from '../common/uuid-param';
 import { DocumentsService } from './documents.service';
 import { DocumentDto, UploadDocumentDto } from './dto/document.dto';
@@ -61,6 +62,8 @@ export class DocumentsController {
       'The file as uploaded, with its Content-Type, streamed as it is decrypted. Needs documents:read with ' +
       'the transform reveal (what an application without access rules has).',
   })
+  // Bytes and a type the uploader chose: as inert on this origin as any answer a tenant chose.
+  @Header('Content-Security-Policy', UNTRUSTED_CSP)
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({ schema: { type: 'string', format: 'binary' } })
   @ApiNotFoundResponse({ description: 'No such document in the tenant.' })

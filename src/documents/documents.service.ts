@@ -113,11 +113,20 @@ export class DocumentsService {
     const row = await this.find(principal.tenantId, id);
     const opened = await this.cipher.openJson(DOCUMENT_KEY_SEAL, row.tenantId, row.id, row.sealedKey);
     const key = Buffer.from(opened as string, 'base64');
-    await this.audit.record(auditEvent(principal, 'document', id, 'download', 'Document data downloaded'));
+    let first: Buffer[];
+    try {
+      // Read before the answer starts, so a document deleted meanwhile is a 404 and a chunk that fails
+      // authentication a 500, both in the common format; later batches can only cut the stream off.
+      first = await this.openBatch(row, key, 0);
+      await this.audit.record(auditEvent(principal, 'document', id, 'download', 'Document data downloaded'));
+    } catch (err) {
+      key.fill(0);
+      throw err;
+    }
     return {
       contentType: row.contentType,
       size: row.size,
-      stream: Readable.from(this.plaintext(row, key), { objectMode: false }),
+      stream: Readable.from(this.plaintext(row, key, first), { objectMode: false }),
     };
   }
 
@@ -151,22 +160,28 @@ export class DocumentsService {
     return row;
   }
 
-  private async *plaintext(row: DocumentRow, key: Buffer): AsyncGenerator<Buffer> {
+  private async *plaintext(row: DocumentRow, key: Buffer, first: Buffer[]): AsyncGenerator<Buffer> {
     try {
-      for (let from = 0; from < row.chunkCount; from += READ_BATCH) {
-        const to = Math.min(from + READ_BATCH, row.chunkCount) - 1;
-        const sealed = await this.documents.chunks(row.tenantId, row.id, from, to);
-        if (sealed.length !== to - from + 1) {
-          throw new Error('document chunks missing');
-        }
-        for (const [i, data] of sealed.entries()) {
-          const index = from + i;
-          yield openChunk(key, row.tenantId, row.id, index, index === row.chunkCount - 1, data);
-        }
+      yield* first;
+      for (let from = READ_BATCH; from < row.chunkCount; from += READ_BATCH) {
+        yield* await this.openBatch(row, key, from);
       }
     } finally {
       key.fill(0);
     }
+  }
+
+  /** The plaintext of up to READ_BATCH chunks from `from`; a 404 when they are gone (deleted meanwhile). */
+  private async openBatch(row: DocumentRow, key: Buffer, from: number): Promise<Buffer[]> {
+    const to = Math.min(from + READ_BATCH, row.chunkCount) - 1;
+    const sealed = await this.documents.chunks(row.tenantId, row.id, from, to);
+    if (sealed.length !== to - from + 1) {
+      throw ApiError.notFound('Document');
+    }
+    return sealed.map((data, i) => {
+      const index = from + i;
+      return openChunk(key, row.tenantId, row.id, index, index === row.chunkCount - 1, data);
+    });
   }
 }
 
