@@ -4,7 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Client } from 'pg';
 import { postgresUrl } from '../support/databases';
 import { FreshStore, freshStore } from '../support/fresh-store';
-import { ensureBuild, freePort, spawnServer, SpawnedServer, waitForOutput } from '../support/spawned-server';
+import { bootVault, ensureBuild, SpawnedServer, waitForOutput } from '../support/spawned-server';
 import { TEST_MASTER_KEYS } from '../support/test-app';
 import { multipartHead, rawUpload } from './documents-api';
 
@@ -37,7 +37,7 @@ async function rows(store: FreshStore): Promise<{ documents: number; chunks: num
 describe('a vault killed (SIGKILL) in the middle of a document upload', () => {
   let store: FreshStore;
   let server: SpawnedServer | null = null;
-  let port = 0;
+  let base = '';
 
   beforeAll(async () => {
     ensureBuild();
@@ -50,28 +50,27 @@ describe('a vault killed (SIGKILL) in the middle of a document upload', () => {
   });
 
   async function start(env: Record<string, string> = {}): Promise<SpawnedServer> {
-    port = await freePort();
-    server = spawnServer({
+    const booted = await bootVault({
       ...store.env,
-      PORT: String(port),
       VAULT_MASTER_KEYS: TEST_MASTER_KEYS,
       VAULT_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
       ...env,
     });
-    await waitForOutput(server, 'Token Vault is running', 120_000);
+    server = booted.server;
+    base = booted.base;
     return server;
   }
 
   it('leaves a half-written upload that is never served, and the purge removes it', async () => {
     await start();
-    const app = await fetch(`http://127.0.0.1:${port}/applications`, {
+    const app = await fetch(`${base}/applications`, {
       method: 'POST',
       headers: { 'BT-API-KEY': BOOTSTRAP_KEY, 'Content-Type': 'application/json' },
       body: JSON.stringify({ name: 'files', type: 'private', permissions: ['documents:create'] }),
     });
     expect(app.status).toBe(201);
     const key = ((await app.json()) as { key: string }).key;
-    const { req, response } = rawUpload({ port }, key);
+    const { req, response } = rawUpload({ port: Number(new URL(base).port) }, key);
     response.catch(() => undefined);
     req.on('error', () => undefined);
     req.write(multipartHead());

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { FreshStore, freshStore } from '../support/fresh-store';
-import { ensureBuild, freePort, spawnServer, SpawnedServer, waitForOutput } from '../support/spawned-server';
+import { bootVault, ensureBuild, SpawnedServer, waitForOutput } from '../support/spawned-server';
 import { TEST_MASTER_KEYS } from '../support/test-app';
 
 jest.setTimeout(300_000);
@@ -23,16 +23,12 @@ describe('BT-IDEMPOTENCY-KEY across a SIGKILL', () => {
   let writer = '';
 
   const start = async (env: Record<string, string> = {}): Promise<void> => {
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    server = spawnServer({
+    ({ server, base } = await bootVault({
       ...store.env,
-      PORT: String(port),
       VAULT_MASTER_KEYS: TEST_MASTER_KEYS,
       VAULT_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
       ...env,
-    });
-    await waitForOutput(server, 'Token Vault is running', 120_000);
+    }));
   };
   const kill = async (): Promise<void> => {
     server?.process.kill('SIGKILL');
