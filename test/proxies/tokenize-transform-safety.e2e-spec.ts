@@ -1,3 +1,4 @@
+import { encryptTo } from '../support/client-encryption';
 import { TestHttpsServer } from '../support/https-test-server';
 import { createProxy, expectProxyError, ProxyFixture, proxyFixture } from '../support/proxy-fixture';
 import { TestApplication, TestTenant } from '../support/test-app';
@@ -14,13 +15,17 @@ describe('/proxies: the tokenize transform, hostile and edge cases', () => {
   let writer: TestApplication;
   let recorder: TestHttpsServer;
   const received: string[] = [];
+  /** The card numbers the recorder answered with. */
+  const answered: string[] = [];
 
   beforeAll(async () => {
     fx = await proxyFixture();
     recorder = await fx.server((_req, res, body) => {
       received.push(body.toString('utf8'));
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ received: true, card: cardData() }));
+      const card = cardData();
+      answered.push(card.number);
+      res.end(JSON.stringify({ received: true, card }));
     });
     tenant = await fx.ctx.newTenant();
     caller = await fx.ctx.newApplication(tenant, 'private', ['token:use', 'token:create']);
@@ -132,6 +137,30 @@ describe('/proxies: the tokenize transform, hostile and edge cases', () => {
     expect(await countTokens(fx.ctx, other.tenantId)).toBe(theirs);
   });
 
+  it("a JWE refused (a card that fails Luhn, another tenant's key) never shows its plaintext", async () => {
+    const keyOf = async (owner: TestTenant) =>
+      (await fx.ctx.http.post('/keys').set('BT-API-KEY', owner.key).send({}).expect(201)).body as {
+        public_key_pem: string;
+        key_id: string;
+      };
+    const own = await keyOf(tenant);
+    const foreign = await keyOf(await fx.ctx.newTenant());
+    const { key } = await tokenizing({ type: 'card', encrypted: '{{ req.jwe }}' });
+    const bad = cardData({ number: '4242424242424241' });
+    const good = cardData();
+    for (const jwe of [
+      await encryptTo(own.public_key_pem, own.key_id, bad),
+      await encryptTo(foreign.public_key_pem, foreign.key_id, good),
+    ]) {
+      const answer = await refused(key, { jwe }, 400);
+      expect(answer.text).not.toContain(bad.number);
+      expect(answer.text).not.toContain(good.number);
+    }
+    const logs = fx.ctx.logs.join('\n');
+    expect(logs).not.toContain(bad.number);
+    expect(logs).not.toContain(good.number);
+  });
+
   it.each([
     ['a type that renders a number', { type: '{{ req.v }}', data: 'x' }, 5],
     ['containers that render an object', { type: 'token', data: 'x', containers: '{{ req.v }}' }, { a: 1 }],
@@ -188,6 +217,33 @@ describe('/proxies: the tokenize transform, hostile and edge cases', () => {
         expect(res.status).toBe(400);
       }
     }
+  });
+
+  it("a response-side tokenize refused answers the proxy error, never the destination's card", async () => {
+    const piiOnly = await fx.ctx.newApplication(
+      tenant,
+      'private',
+      [],
+      [rule('/pii/', 'mask', ['token:create'])],
+    );
+    const { key } = await createProxy(fx.ctx, tenant, {
+      destination_url: fx.url(recorder),
+      application: { id: piiOnly.id },
+      response_transforms: [
+        {
+          type: 'tokenize',
+          options: { token: { type: 'card', data: '{{ res.card }}' }, location: '$.card' },
+        },
+      ],
+    });
+    const before = await countTokens(fx.ctx, tenant.tenantId);
+    answered.length = 0;
+    const answer = await call(key, {});
+    expectProxyError(answer, 403);
+    expect(answered).toHaveLength(1);
+    expect(answer.text).not.toContain(answered[0]);
+    expect(fx.ctx.logs.join('\n')).not.toContain(answered[0]);
+    expect(await countTokens(fx.ctx, tenant.tenantId)).toBe(before);
   });
 
   it('a token of detokenized data is answered no more than masked (transform_identifier included)', async () => {
