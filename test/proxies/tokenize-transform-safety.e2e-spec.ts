@@ -179,6 +179,12 @@ describe('/proxies: the tokenize transform, hostile and edge cases', () => {
     await refused(key, { v }, 400);
   });
 
+  it('an id the caller chose that is taken is a 409 proxy error, as on POST /tokens', async () => {
+    const { key } = await tokenizing({ type: 'token', data: 'x', id: '{{ req.v }}' });
+    const { id } = await storedCard();
+    await refused(key, { v: id }, 409);
+  });
+
   it('a token rendered larger than POST /tokens accepts (1 MB) is refused with 400', async () => {
     const { key } = await tokenizing({ type: 'token', data: '{{ req.v }}' });
     await refused(key, { v: 'a'.repeat(1_100_000) }, 400);
