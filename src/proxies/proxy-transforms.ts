@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApplicationPrincipals } from '../applications/application-principals.service';
 import { ApiError } from '../common/api-error';
+import { Database } from '../database/database.service';
 import { BtBridge } from '../sandbox-bridges/bt-bridge';
 import { FetchBridge } from '../sandbox-bridges/fetch-bridge';
 import { failureToError } from '../sandbox/sandbox-outcome';
@@ -32,6 +33,7 @@ export class ProxyTransforms {
     private readonly bt: BtBridge,
     private readonly fetch: FetchBridge,
     private readonly tokenize: TokenizeTransform,
+    private readonly db: Database,
   ) {}
 
   async run(
@@ -62,7 +64,20 @@ export class ProxyTransforms {
    * `{ body, headers, ...extra }` as a single transform does, `mask` runs in the sandbox, `tokenize` and
    * `append_*` here (an `append_*` value can name a token an earlier `tokenize` created).
    */
-  async runAll(
+  runAll(
+    proxy: LoadedProxy,
+    side: 'request' | 'response',
+    steps: StoredTransform[],
+    start: TransformState,
+    extra: { [key: string]: JsonValue },
+    signal?: AbortSignal,
+  ): Promise<TransformState> {
+    const run = () => this.runSteps(proxy, side, steps, start, extra, signal);
+    // The tokens of a list are created all or none: a later step's refusal takes back the earlier ones.
+    return steps.filter((step) => step.type === 'tokenize').length > 1 ? this.db.transaction(run) : run();
+  }
+
+  private async runSteps(
     proxy: LoadedProxy,
     side: 'request' | 'response',
     steps: StoredTransform[],

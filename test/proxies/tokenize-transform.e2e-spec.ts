@@ -184,6 +184,28 @@ describe('/proxies: the tokenize transform', () => {
     expect(await countTokens(fx.ctx, tenant.tenantId)).toBe(before);
   });
 
+  it('the tokens of a list are created all or none: a refusal at a later step takes back the earlier ones', async () => {
+    const secondCard = {
+      type: 'tokenize',
+      options: { identifier: 'second', token: { type: 'card', data: '{{ req.second }}' } },
+    };
+    const { key } = await createProxy(fx.ctx, tenant, {
+      destination_url: fx.url(recorder),
+      application: { id: writer.id },
+      request_transforms: [tokenizeCard('req', { location: '$.card' }), secondCard],
+    });
+    received.length = 0;
+    const before = await countTokens(fx.ctx, tenant.tenantId);
+    // The first card is valid and its token is made; the second fails Luhn.
+    expectProxyError(await call(key, { card: cardData(), second: { number: '4242424242424241' } }), 400);
+    expect(received).toHaveLength(0);
+    expect(await countTokens(fx.ctx, tenant.tenantId)).toBe(before);
+
+    const answer = await call(key, { card: cardData(), second: cardData() });
+    expect(answer.status).toBe(200);
+    expect(await countTokens(fx.ctx, tenant.tenantId)).toBe(before + 2);
+  });
+
   const create = (body: Record<string, unknown>) =>
     fx.ctx.http
       .post('/proxies')
