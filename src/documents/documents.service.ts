@@ -12,6 +12,7 @@ import { Clock } from '../common/clock';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { TenantCipher } from '../crypto/tenant-cipher.service';
 import { Database } from '../database/database.service';
+import { IDEMPOTENCY_HEADER } from '../idempotency/idempotency.service';
 import { DOCUMENT_KEY_BYTES, fixedChunks, openChunk, sealChunk } from './document-chunks';
 import { DOCUMENT_CONTAINERS, DocumentRow } from './document.entity';
 import { readDocumentRequest } from './document-request';
@@ -52,6 +53,14 @@ export class DocumentsService {
   async upload(principal: Principal, req: IncomingMessage): Promise<DocumentDto> {
     if (writeTransform(principal, 'documents:create', DOCUMENT_CONTAINERS) === null) {
       throw noRule('documents:create');
+    }
+    if (req.headers[IDEMPOTENCY_HEADER] !== undefined) {
+      // The chunks are stored as they arrive, each on its own: no one transaction could keep the answer
+      // with the document, and holding one open for a client-paced upload would hold a connection with it.
+      throw ApiError.field(
+        'BT-IDEMPOTENCY-KEY',
+        'is not taken on POST /documents: a retry uploads a second document (delete the first by its id)',
+      );
     }
     const max = this.config.documentMaxBytes;
     const declared = Number(req.headers['content-length']);

@@ -86,6 +86,11 @@ describe('documents', () => {
       expect(res.body.errors).toEqual({ document: [expect.stringContaining('is required')] });
     });
 
+    it('BT-IDEMPOTENCY-KEY: refused, since a streamed upload keeps no answer a retry could get', async () => {
+      const res = await api.upload(Buffer.from('x')).set('BT-IDEMPOTENCY-KEY', 'upload-1').expect(400);
+      expect(Object.keys(res.body.errors as object)).toEqual(['BT-IDEMPOTENCY-KEY']);
+    });
+
     it('a request part that is not JSON, not an object, or has unknown properties or values', async () => {
       const bad = async (request: string, path: string): Promise<void> => {
         const res = await api.upload(Buffer.from('x'), request).expect(400);
