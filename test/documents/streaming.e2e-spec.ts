@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { join } from 'node:path';
 import { postgresUrl } from '../support/databases';
-import { TestContext } from '../support/test-app';
+import { FreshStore, freshStore } from '../support/fresh-store';
+import { bootVault, ensureBuild, SpawnedServer } from '../support/spawned-server';
+import { TEST_MASTER_KEYS } from '../support/test-app';
 import { MULTIPART_TAIL, multipartHead, rawUpload } from './documents-api';
 
 jest.setTimeout(240_000);
@@ -12,45 +12,76 @@ jest.setTimeout(240_000);
 const MB = 1024 * 1024;
 const DOCUMENT_BYTES = 20 * MB;
 const PIECE = MB / 4;
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-
-/** Live memory of this process (the vault runs in it): the heap and Buffers, after a full collection. */
-function live(): number {
-  gc();
-  const usage = process.memoryUsage();
-  return usage.heapUsed + usage.arrayBuffers;
-}
+const BOOTSTRAP_KEY = 'key_' + '3'.repeat(44);
 
 /**
- * A 20 MB document up and down through the vault's HTTP server in this process, its memory measured half-way
+ * A 20 MB document up and down through a vault process of its own, its live memory measured half-way
  * through each (the client waits there): a vault that buffered the body or the data would hold at least
  * the half already sent, 10 MB more than before it began.
  */
-// On the embedded database the database runs in this process too, and its own Buffers grow as it stores
-// (about 30 MB for 20 MB stored, heap flat): measured where the database is a server of its own.
+// On the embedded database the database runs in the vault's process too, and its own Buffers grow as it
+// stores (about 30 MB for 20 MB stored, heap flat): measured where the database is a server of its own.
 const describeOnServer = postgresUrl() === null ? describe.skip : describe;
 
 describeOnServer('documents stream', () => {
-  let ctx: TestContext;
+  let store: FreshStore;
+  let server: SpawnedServer;
   let port: number;
   let key: string;
 
   beforeAll(async () => {
-    ctx = await TestContext.create();
-    const server = ctx.vault.app.getHttpServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as AddressInfo).port;
-    const tenant = await ctx.newTenant('Streams');
-    key = (
-      await ctx.newApplication(tenant, 'private', ['documents:create', 'documents:read', 'documents:delete'])
-    ).key;
+    ensureBuild();
+    store = await freshStore({ migrated: true });
+    const booted = await bootVault({
+      ...store.env,
+      VAULT_MASTER_KEYS: TEST_MASTER_KEYS,
+      VAULT_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
+      NODE_OPTIONS: `--require ${join(__dirname, 'memory-hook.js')}`,
+    });
+    server = booted.server;
+    port = Number(new URL(booted.base).port);
+    const app = await fetch(`${booted.base}/applications`, {
+      method: 'POST',
+      headers: { 'BT-API-KEY': BOOTSTRAP_KEY, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        name: 'Streams',
+        type: 'private',
+        permissions: ['documents:create', 'documents:read'],
+        rules: [
+          {
+            priority: 1,
+            container: '/',
+            transform: 'reveal',
+            permissions: ['documents:create', 'documents:read'],
+          },
+        ],
+      }),
+    });
+    expect(app.status).toBe(201);
+    key = ((await app.json()) as { key: string }).key;
+  }, 240_000);
+  afterAll(async () => {
+    server?.process.kill('SIGKILL');
+    await server?.exited;
+    await store?.drop();
   });
-  afterAll(() => ctx.close());
+
+  /** The vault's live memory after a full collection (memory-hook.js). */
+  async function live(): Promise<number> {
+    const seen = server.output().length;
+    server.process.kill('SIGUSR2');
+    for (let i = 0; i < 200; i++) {
+      const line = /live-memory (\d+)/.exec(server.output().slice(seen));
+      if (line !== null) {
+        return Number(line[1]);
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error('the vault did not report its memory');
+  }
 
   /** Uploads DOCUMENT_BYTES of pseudo-random data; `halfway` runs when half is written and drained. */
-  async function upload(seed: number, halfway: () => void): Promise<string> {
+  async function upload(seed: number, halfway: () => Promise<void>): Promise<string> {
     const head = multipartHead();
     const { req, response } = rawUpload({ port }, key, head.length + DOCUMENT_BYTES + MULTIPART_TAIL.length);
     req.write(head);
@@ -58,7 +89,7 @@ describeOnServer('documents stream', () => {
       if (at === DOCUMENT_BYTES / 2) {
         // Past the socket buffers: wait until the vault has read (and stored) what was written.
         await new Promise((r) => setTimeout(r, 1500));
-        halfway();
+        await halfway();
       }
       if (!req.write(piece(seed, at))) {
         await new Promise((r) => req.once('drain', r));
@@ -71,7 +102,7 @@ describeOnServer('documents stream', () => {
   }
 
   /** The SHA-256 of a document's data, read with a pause half-way in which `halfway` runs. */
-  function download(id: string, halfway: () => void): Promise<string> {
+  function download(id: string, halfway: () => Promise<void>): Promise<string> {
     return new Promise((resolve, reject) => {
       const hash = createHash('sha256');
       let received = 0;
@@ -87,8 +118,10 @@ describeOnServer('documents stream', () => {
               paused = true;
               res.pause();
               setTimeout(() => {
-                halfway();
-                res.resume();
+                halfway().then(
+                  () => res.resume(),
+                  (err: unknown) => reject(err instanceof Error ? err : new Error(String(err))),
+                );
               }, 1500);
             }
           });
@@ -103,13 +136,17 @@ describeOnServer('documents stream', () => {
 
   it('holds far less than a 20 MB document while it is uploaded and downloaded', async () => {
     // A first round trip warms up what grows once (the database's buffers, compiled code).
-    const first = await upload(1, () => undefined);
-    await download(first, () => undefined);
-    const before = live();
+    const first = await upload(1, () => Promise.resolve());
+    await download(first, () => Promise.resolve());
+    const before = await live();
     let uploadGrowth = 0;
-    const id = await upload(2, () => (uploadGrowth = live() - before));
+    const id = await upload(2, async () => {
+      uploadGrowth = (await live()) - before;
+    });
     let downloadGrowth = 0;
-    const digest = await download(id, () => (downloadGrowth = live() - before));
+    const digest = await download(id, async () => {
+      downloadGrowth = (await live()) - before;
+    });
     expect(digest).toBe(expected(2));
     expect(uploadGrowth).toBeLessThan(DOCUMENT_BYTES / 4);
     expect(downloadGrowth).toBeLessThan(DOCUMENT_BYTES / 4);
