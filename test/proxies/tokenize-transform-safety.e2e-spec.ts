@@ -1,6 +1,12 @@
 import { encryptTo } from '../support/client-encryption';
 import { TestHttpsServer } from '../support/https-test-server';
-import { createProxy, expectProxyError, ProxyFixture, proxyFixture } from '../support/proxy-fixture';
+import {
+  callConfiguredProxy,
+  createProxy,
+  expectProxyError,
+  ProxyFixture,
+  proxyFixture,
+} from '../support/proxy-fixture';
 import { TestApplication, TestTenant } from '../support/test-app';
 import { cardData, countTokens, rule } from '../support/token-factory';
 import { createWebhook, deliveryRows, webhookReceiver } from '../support/webhook-receiver';
@@ -33,12 +39,7 @@ describe('/proxies: the tokenize transform, hostile and edge cases', () => {
   });
   afterAll(() => fx.close());
 
-  const call = (key: string, body: unknown) =>
-    fx.ctx.http
-      .post('/proxy')
-      .set('BT-API-KEY', caller.key)
-      .set('BT-PROXY-KEY', key)
-      .send(body as object);
+  const call = (key: string, body: unknown) => callConfiguredProxy(fx.ctx, caller.key, key, body);
   const tokenizing = (token: Record<string, unknown>, application = writer.id) =>
     createProxy(fx.ctx, tenant, {
       destination_url: fx.url(recorder),

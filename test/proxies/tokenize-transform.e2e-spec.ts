@@ -2,7 +2,13 @@ import { recordsOf } from '../support/audit';
 import { encryptTo } from '../support/client-encryption';
 import { expectProblem } from '../support/problems';
 import { TestHttpsServer } from '../support/https-test-server';
-import { createProxy, expectProxyError, ProxyFixture, proxyFixture } from '../support/proxy-fixture';
+import {
+  callConfiguredProxy,
+  createProxy,
+  expectProxyError,
+  ProxyFixture,
+  proxyFixture,
+} from '../support/proxy-fixture';
 import { TestApplication, TestTenant } from '../support/test-app';
 import { cardData, countTokens, rule, tokenApp } from '../support/token-factory';
 
@@ -40,12 +46,7 @@ describe('/proxies: the tokenize transform', () => {
   });
   afterAll(() => fx.close());
 
-  const call = (key: string, body: unknown) =>
-    fx.ctx.http
-      .post('/proxy')
-      .set('BT-API-KEY', caller.key)
-      .set('BT-PROXY-KEY', key)
-      .send(body as object);
+  const call = (key: string, body: unknown) => callConfiguredProxy(fx.ctx, caller.key, key, body);
   const tokenizeCard = (side: 'req' | 'res', extra: Record<string, unknown> = {}) => ({
     type: 'tokenize',
     options: { identifier: 'card', token: { type: 'card', data: `{{ ${side}.card }}` }, ...extra },

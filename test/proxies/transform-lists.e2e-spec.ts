@@ -1,6 +1,7 @@
 import { expectProblem } from '../support/problems';
 import { TestHttpsServer } from '../support/https-test-server';
 import {
+  callConfiguredProxy,
   createProxy,
   echoedHeaders,
   expectProxyError,
@@ -34,12 +35,7 @@ describe('/proxies: listed transforms (code, mask, append_json, append_text, app
   });
   afterAll(() => fx.close());
 
-  const call = (key: string, body: unknown) =>
-    fx.ctx.http
-      .post('/proxy')
-      .set('BT-API-KEY', caller.key)
-      .set('BT-PROXY-KEY', key)
-      .send(body as object);
+  const call = (key: string, body: unknown) => callConfiguredProxy(fx.ctx, caller.key, key, body);
   const create = (body: Record<string, unknown>) =>
     fx.ctx.http
       .post('/proxies')

@@ -88,6 +88,15 @@ export async function createProxy(
   return { id: res.body.id as string, key: res.body.key as string };
 }
 
+/** POST /proxy through the configured proxy `proxyKey`, as the application `callerKey`, with a JSON body. */
+export function callConfiguredProxy(ctx: TestContext, callerKey: string, proxyKey: string, body: unknown) {
+  return ctx.http
+    .post('/proxy')
+    .set('BT-API-KEY', callerKey)
+    .set('BT-PROXY-KEY', proxyKey)
+    .send(body as object);
+}
+
 /** Asserts `{ proxy_error: <problem details> }` with this status, and returns the problem. */
 export function expectProxyError(res: Response, status: number): Record<string, unknown> {
   expect({ status: res.status, body: res.body }).toMatchObject({
