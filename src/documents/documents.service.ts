@@ -132,10 +132,11 @@ export class DocumentsService {
       key.fill(0);
       throw err;
     }
-    const stream = Readable.from(this.plaintext(row, key, first), { objectMode: false });
-    // A stream destroyed before its first read never enters the generator, whose finally wipes the key.
-    stream.once('close', () => key.fill(0));
-    return { contentType: row.contentType, size: row.size, stream };
+    return {
+      contentType: row.contentType,
+      size: row.size,
+      stream: Readable.from(this.plaintext(row, key, first), { objectMode: false }),
+    };
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
